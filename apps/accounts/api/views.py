@@ -1,0 +1,105 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
+from apps.core.scoping import CHANGE
+
+from .. import services
+from ..models import ApiToken, Contact, Organisation, Registration
+from .serializers import (
+    ApiTokenCreatedSerializer,
+    ApiTokenSerializer,
+    ContactSerializer,
+    OrganisationSerializer,
+    RegistrationSerializer,
+    UserSerializer,
+)
+
+
+class OrganisationViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin,
+                          mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Organisations: the operator's staff see all; a partner sees its own."""
+
+    queryset = Organisation.objects.prefetch_related("registrations", "contacts")
+    serializer_class = OrganisationSerializer
+    filterset_fields = ["kind", "country", "is_active"]
+    search_fields = ["legal_name", "trading_name", "city"]
+    ordering_fields = ["legal_name", "country", "kind", "created_at"]
+    capabilities = {"read": "organisations.view", "write": "organisations.edit"}
+
+    def perform_create(self, serializer):
+        serializer.instance = services.organisation_create(fields=serializer.validated_data)
+
+    def perform_update(self, serializer):
+        serializer.instance = services.organisation_update(
+            organisation=serializer.instance, fields=serializer.validated_data
+        )
+
+
+class _OrganisationChildViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    capabilities = {"read": "organisations.view", "write": "organisations.edit"}
+    create_service = None
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        organisation = data.pop("organisation")
+        # The parent must be one the user may change: another organisation's is "not found".
+        get_object_or_404(Organisation.objects.visible_to(self.request.user, CHANGE), pk=organisation.pk)
+        serializer.instance = type(self).create_service(organisation=organisation, fields=data)
+
+
+class RegistrationViewSet(_OrganisationChildViewSet):
+    queryset = Registration.objects.all()
+    serializer_class = RegistrationSerializer
+    filterset_fields = ["organisation", "scheme", "country"]
+    ordering_fields = ["scheme", "number", "valid_until"]
+    create_service = staticmethod(services.registration_create)
+
+
+class ContactViewSet(_OrganisationChildViewSet):
+    queryset = Contact.objects.all()
+    serializer_class = ContactSerializer
+    filterset_fields = ["organisation", "is_primary"]
+    search_fields = ["name", "email"]
+    ordering_fields = ["name"]
+    create_service = staticmethod(services.contact_create)
+
+
+class ApiTokenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Your own API tokens. Creating one returns its key once; deleting revokes it (the record stays)."""
+
+    serializer_class = ApiTokenSerializer
+    filterset_fields = ["revoked_at"]
+    ordering_fields = ["created_at", "last_used_at", "name"]
+    capabilities = {"read": "tokens.manage", "write": "tokens.manage"}
+    queryset = ApiToken.objects.none()
+
+    def get_queryset(self):
+        return ApiToken.objects.filter(user=self.request.user)
+
+    @extend_schema(responses={201: ApiTokenCreatedSerializer})
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token, key = services.api_token_create(
+            user=request.user, name=serializer.validated_data["name"],
+            expires_at=serializer.validated_data.get("expires_at"),
+        )
+        data = ApiTokenCreatedSerializer(token).data | {"key": key}
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        services.api_token_revoke(token=instance)
+
+
+class MeView(APIView):
+    """Who the credentials belong to, and what their role allows."""
+
+    capabilities = {"read": "dashboard.view", "write": "dashboard.view"}
+
+    @extend_schema(responses=UserSerializer)
+    def get(self, request):
+        return Response(UserSerializer(request.user).data)

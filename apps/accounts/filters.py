@@ -1,0 +1,24 @@
+import django_filters
+from django.db.models import Q
+
+from apps.core.countries import COUNTRY_CHOICES
+
+from .models import Organisation, OrganisationKind
+
+
+class OrganisationFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    kind = django_filters.ChoiceFilter(choices=OrganisationKind.choices)
+    country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
+
+    class Meta:
+        model = Organisation
+        fields = ["q", "kind", "country"]
+
+    def search(self, queryset, name, value):
+        value = value.strip()
+        if not value:
+            return queryset
+        return queryset.filter(
+            Q(legal_name__icontains=value) | Q(trading_name__icontains=value) | Q(city__icontains=value)
+        )

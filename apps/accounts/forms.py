@@ -1,0 +1,34 @@
+from django import forms
+
+from .models import ApiToken, Contact, Organisation, Registration
+
+
+class OrganisationForm(forms.ModelForm):
+    class Meta:
+        model = Organisation
+        fields = [
+            "kind", "legal_name", "trading_name", "address_line1", "address_line2", "city", "region",
+            "postal_code", "country", "website", "notes", "is_active",
+        ]
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+
+
+class RegistrationForm(forms.ModelForm):
+    class Meta:
+        model = Registration
+        fields = ["scheme", "number", "country", "valid_until"]
+        widgets = {"valid_until": forms.DateInput(attrs={"type": "date"})}
+
+
+class ContactForm(forms.ModelForm):
+    class Meta:
+        model = Contact
+        fields = ["name", "job_title", "email", "phone", "is_primary"]
+
+
+class ApiTokenForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ["name", "expires_at"]
+        widgets = {"expires_at": forms.DateTimeInput(attrs={"type": "datetime-local"})}
+        help_texts = {"expires_at": "Optional. Leave empty for a token that lasts until you revoke it."}

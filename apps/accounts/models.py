@@ -1,0 +1,231 @@
+"""Organisations, their registrations and contacts, users with roles, and hashed API tokens."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.core.fields import CountryField
+from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
+
+from . import registrations
+from .roles import Role, has_capability
+
+
+class OrganisationKind(models.TextChoices):
+    OPERATOR = "operator", "Operator (Rackpass)"
+    SUPPLIER = "supplier", "Supplier / manufacturer"
+    FREIGHT_FORWARDER = "freight_forwarder", "Freight forwarder"
+    CUSTOMS_BROKER = "customs_broker", "Customs broker"
+    IOR_PROVIDER = "ior_provider", "Importer-of-record provider"
+    EOR_PROVIDER = "eor_provider", "Exporter-of-record provider"
+    CUSTOMER = "customer", "Customer / end user"
+
+
+class Organisation(AuditedModel, TimeStampedModel):
+    """A company Rackpass deals with; users belong to exactly one."""
+
+    kind = models.CharField(max_length=20, choices=OrganisationKind.choices)
+    legal_name = models.CharField(max_length=200, unique=True)
+    trading_name = models.CharField(max_length=200, blank=True)
+    address_line1 = models.CharField("address line 1", max_length=200)
+    address_line2 = models.CharField("address line 2", max_length=200, blank=True)
+    city = models.CharField(max_length=100)
+    region = models.CharField("state / region", max_length=100, blank=True)
+    postal_code = models.CharField(max_length=20, blank=True)
+    country = CountryField()
+    website = models.URLField(blank=True)
+    notes = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True)
+
+    objects = OrgScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["legal_name"]
+        constraints = [
+            # Exactly one operator: "us". Everything operator-wide hangs off it.
+            models.UniqueConstraint(
+                fields=["kind"], condition=Q(kind="operator"), name="accounts_single_operator"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.legal_name
+
+    def get_absolute_url(self) -> str:
+        return reverse("accounts:organisation-detail", args=[self.pk])
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(pk=organisation_id)
+
+    @property
+    def address_lines(self) -> list[str]:
+        city_line = " ".join(p for p in (self.postal_code, self.city) if p)
+        return [p for p in (self.address_line1, self.address_line2, city_line, self.region, self.get_country_display()) if p]
+
+
+class Registration(AuditedModel, TimeStampedModel):
+    """A tax or trade registration of an organisation (EORI, IEC, GSTIN, EIN …)."""
+
+    class Scheme(models.TextChoices):
+        EORI = registrations.Scheme.EORI.value, registrations.LABELS[registrations.Scheme.EORI]
+        IEC = registrations.Scheme.IEC.value, registrations.LABELS[registrations.Scheme.IEC]
+        GSTIN = registrations.Scheme.GSTIN.value, registrations.LABELS[registrations.Scheme.GSTIN]
+        EIN = registrations.Scheme.EIN.value, registrations.LABELS[registrations.Scheme.EIN]
+        VAT = registrations.Scheme.VAT.value, registrations.LABELS[registrations.Scheme.VAT]
+        UEN = registrations.Scheme.UEN.value, registrations.LABELS[registrations.Scheme.UEN]
+        OTHER = registrations.Scheme.OTHER.value, registrations.LABELS[registrations.Scheme.OTHER]
+
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="registrations")
+    scheme = models.CharField(max_length=10, choices=Scheme.choices)
+    number = models.CharField(max_length=40)
+    country = CountryField(help_text="Country that issued the registration.")
+    valid_until = models.DateField(null=True, blank=True)
+
+    objects = OrgScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["scheme", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["scheme", "country", "number"], name="accounts_registration_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_scheme_display().split(' (')[0]} {self.number}"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(organisation_id=organisation_id)
+
+    def clean(self) -> None:
+        self.number = registrations.normalise(self.scheme, self.number)
+        problem = registrations.format_problem(self.scheme, self.number)
+        if problem:
+            raise ValidationError({"number": problem})
+
+    @property
+    def is_expired(self) -> bool:
+        return self.valid_until is not None and self.valid_until < timezone.localdate()
+
+
+class Contact(AuditedModel, TimeStampedModel):
+    """A person to talk to at an organisation."""
+
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="contacts")
+    name = models.CharField(max_length=200)
+    job_title = models.CharField(max_length=200, blank=True)
+    email = models.EmailField()
+    phone = models.CharField(max_length=40, blank=True)
+    is_primary = models.BooleanField(default=False)
+
+    objects = OrgScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-is_primary", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}>"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(organisation_id=organisation_id)
+
+
+class RackpassUserManager(UserManager):
+    def get_queryset(self):
+        # The organisation decides scoping on every request; load it with the user.
+        return super().get_queryset().select_related("organisation")
+
+
+class User(AuditedModel, AbstractUser):
+    """A person who signs in. Belongs to one organisation and holds one role."""
+
+    audit_exclude = ("password", "last_login")
+
+    organisation = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="users", null=True)
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.PARTNER)
+
+    objects = RackpassUserManager()
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+
+    @property
+    def is_operator_staff(self) -> bool:
+        """Staff of the operator organisation: they see every organisation's objects."""
+        if self.is_superuser:
+            return True
+        return (
+            self.organisation_id is not None
+            and self.organisation.kind == OrganisationKind.OPERATOR
+            and self.role != Role.PARTNER
+        )
+
+    def can(self, capability: str) -> bool:
+        return self.is_active and has_capability(self.role, capability, is_superuser=self.is_superuser)
+
+    def clean(self) -> None:
+        super().clean()
+        if self.organisation_id and self.role != Role.PARTNER and not self.is_superuser:
+            if self.organisation.kind != OrganisationKind.OPERATOR:
+                raise ValidationError(
+                    {"role": "Users of partner organisations hold the partner role; staff roles are for the operator."}
+                )
+
+
+class ApiTokenQuerySet(OrgScopedQuerySet):
+    def active(self):
+        now = timezone.now()
+        return self.filter(revoked_at__isnull=True).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+class ApiToken(AuditedModel):
+    """A partner's API key. Only its SHA-256 digest is stored; the key is shown once, at creation."""
+
+    PREFIX = "rp_"
+    audit_exclude = ("digest", "last_used_at")
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="What the token is for, e.g. 'TMS integration'.")
+    key_prefix = models.CharField(max_length=12, help_text="First characters of the key, to recognise it.")
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key_prefix}…)"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(user__organisation_id=organisation_id)
+
+    @staticmethod
+    def hash_key(key: str) -> str:
+        # Keys carry 256 bits of randomness, so a fast hash is enough: nothing to brute-force.
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @classmethod
+    def generate_key(cls) -> str:
+        return cls.PREFIX + secrets.token_urlsafe(32)
+
+    @property
+    def status(self) -> str:
+        if self.revoked_at:
+            return "revoked"
+        if self.expires_at and self.expires_at <= timezone.now():
+            return "expired"
+        return "active"

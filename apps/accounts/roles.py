@@ -1,0 +1,35 @@
+"""Roles and what each may do: one table, read by the API permission, the browser views and the menu."""
+from django.db import models
+
+
+class Role(models.TextChoices):
+    COORDINATOR = "coordinator", "Logistics coordinator"
+    COMPLIANCE_OFFICER = "compliance_officer", "Compliance officer"
+    WAREHOUSE_OPERATOR = "warehouse_operator", "Warehouse operator"
+    PARTNER = "partner", "Partner (API user)"
+    ADMIN = "admin", "Administrator"
+
+
+ALL_ROLES = frozenset(Role)
+STAFF_ROLES = frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.WAREHOUSE_OPERATOR, Role.ADMIN})
+
+# capability → roles that hold it. Scoping (which objects) is separate: see apps.core.scoping.
+CAPABILITIES: dict[str, frozenset[str]] = {
+    "dashboard.view": ALL_ROLES,
+    "catalog.view": ALL_ROLES,
+    # Partners (suppliers) maintain their own parts; scoping limits them to those.
+    "catalog.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "organisations.view": ALL_ROLES,
+    "organisations.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    "users.manage": frozenset({Role.ADMIN}),
+    "tokens.manage": ALL_ROLES,
+    "audit.view": ALL_ROLES,
+}
+
+
+def has_capability(role: str | None, capability: str, *, is_superuser: bool = False) -> bool:
+    if is_superuser:
+        return True
+    if capability not in CAPABILITIES:
+        raise KeyError(f"Unknown capability {capability!r}")
+    return role in CAPABILITIES[capability]

@@ -1,0 +1,170 @@
+from django.contrib import messages
+from django.db.models import Count
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import reverse, reverse_lazy
+from django.views import View
+from django.views.generic import CreateView, DetailView, FormView, TemplateView, UpdateView
+
+from apps.catalog.models import Part, PartCategory
+from apps.core.models import AuditEvent
+from apps.core.scoping import CHANGE
+from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
+
+from . import services
+from .filters import OrganisationFilter
+from .forms import ApiTokenForm, ContactForm, OrganisationForm, RegistrationForm
+from .models import ApiToken, Organisation
+from .permissions import CapabilityRequiredMixin
+
+
+class DashboardView(CapabilityRequiredMixin, TemplateView):
+    capability = "dashboard.view"
+    template_name = "dashboard.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        user = self.request.user
+        parts = Part.objects.visible_to(user)
+        labels = dict(PartCategory.choices)
+        context["parts_total"] = parts.count()
+        context["parts_by_category"] = [
+            {"category": row["category"], "label": labels.get(row["category"], row["category"]), "count": row["n"]}
+            for row in parts.values("category").annotate(n=Count("id")).order_by("-n")
+        ]
+        context["organisations_total"] = Organisation.objects.visible_to(user).count()
+        context["active_tokens"] = ApiToken.objects.active().filter(user=user).count()
+        if user.is_operator_staff:
+            context["recent_activity"] = list(AuditEvent.objects.select_related("content_type")[:12])
+        return context
+
+
+class OrganisationListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
+    capability = "organisations.view"
+    template_name = "accounts/organisation_list.html"
+    partial_template_name = "accounts/_organisation_table.html"
+    filterset_class = OrganisationFilter
+
+    def get_queryset(self):
+        return Organisation.objects.visible_to(self.request.user).annotate(user_count=Count("users"))
+
+
+class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
+    capability = "organisations.view"
+    model = Organisation
+    template_name = "accounts/organisation_detail.html"
+
+    def get_queryset(self):
+        return super().get_queryset().prefetch_related("registrations", "contacts", "users")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["can_edit"] = self.request.user.can("organisations.edit") and (
+            Organisation.objects.visible_to(self.request.user, CHANGE).filter(pk=self.object.pk).exists()
+        )
+        return context
+
+
+class OrganisationCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
+    capability = "organisations.edit"
+    model = Organisation
+    form_class = OrganisationForm
+    template_name = "accounts/organisation_form.html"
+
+    def save_with_service(self, form):
+        organisation = services.organisation_create(fields=form.cleaned_data)
+        messages.success(self.request, f"Organisation {organisation} created.")
+        return organisation
+
+
+class OrganisationUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+    capability = "organisations.edit"
+    model = Organisation
+    form_class = OrganisationForm
+    template_name = "accounts/organisation_form.html"
+
+    def save_with_service(self, form):
+        fields = {name: form.cleaned_data[name] for name in form.changed_data}
+        organisation = services.organisation_update(organisation=self.object, fields=fields)
+        messages.success(self.request, f"Organisation {organisation} saved.")
+        return organisation
+
+
+class _OrganisationChildCreateView(CapabilityRequiredMixin, FormView):
+    """Adds a registration or contact to an organisation the user may change."""
+
+    capability = "organisations.edit"
+    template_name = "accounts/organisation_child_form.html"
+    service = None
+    noun = ""
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            self.organisation = get_object_or_404(
+                Organisation.objects.visible_to(request.user, CHANGE), pk=kwargs["pk"]
+            )
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_form_kwargs(self):
+        kwargs = super().get_form_kwargs()
+        kwargs["instance"] = self.form_class._meta.model(organisation=self.organisation)
+        return kwargs
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(organisation=self.organisation, noun=self.noun, **kwargs)
+
+    def form_valid(self, form):
+        from django.core.exceptions import ValidationError
+
+        try:
+            type(self).service(organisation=self.organisation, fields=form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+            return self.form_invalid(form)
+        messages.success(self.request, f"{self.noun.capitalize()} added.")
+        return HttpResponseRedirect(self.organisation.get_absolute_url())
+
+
+class RegistrationCreateView(_OrganisationChildCreateView):
+    form_class = RegistrationForm
+    service = staticmethod(services.registration_create)
+    noun = "registration"
+
+
+class ContactCreateView(_OrganisationChildCreateView):
+    form_class = ContactForm
+    service = staticmethod(services.contact_create)
+    noun = "contact"
+
+
+class ApiTokenListView(CapabilityRequiredMixin, FormView):
+    """The user's own API tokens: create (key shown once), list, revoke."""
+
+    capability = "tokens.manage"
+    template_name = "accounts/token_list.html"
+    form_class = ApiTokenForm
+    success_url = reverse_lazy("accounts:token-list")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["tokens"] = ApiToken.objects.filter(user=self.request.user)
+        return context
+
+    def form_valid(self, form):
+        token, key = services.api_token_create(
+            user=self.request.user, name=form.cleaned_data["name"], expires_at=form.cleaned_data["expires_at"]
+        )
+        # Rendered directly, never stored or redirected with: the key exists only in this response.
+        return self.render_to_response(
+            self.get_context_data(form=ApiTokenForm(), new_token=token, new_key=key)
+        )
+
+
+class ApiTokenRevokeView(CapabilityRequiredMixin, View):
+    capability = "tokens.manage"
+
+    def post(self, request, pk):
+        token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+        services.api_token_revoke(token=token)
+        messages.success(request, f"Token {token.name} revoked. Requests with it are now refused.")
+        return HttpResponseRedirect(reverse("accounts:token-list"))

@@ -1,0 +1,22 @@
+from django.contrib import admin
+
+from apps.core.admin import AuditTrailAdminMixin
+
+from .models import Manufacturer, Part
+
+
+@admin.register(Manufacturer)
+class ManufacturerAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("name", "country", "website")
+    search_fields = ("name",)
+
+
+@admin.register(Part)
+class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("part_number", "manufacturer", "name", "category", "unit_value", "currency", "hs_code",
+                    "country_of_origin", "owner")
+    list_filter = ("category", "manufacturer", "is_serialised", "contains_lithium_batteries", "country_of_origin")
+    list_select_related = ("manufacturer", "owner")
+    search_fields = ("part_number", "name", "manufacturer__name", "hs_code")
+    autocomplete_fields = ("accelerator",)
+    raw_id_fields = ("owner",)

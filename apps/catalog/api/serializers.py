@@ -1,0 +1,74 @@
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.core.hscodes import normalise_hs_code
+
+from ..models import Manufacturer, Part
+
+
+class ManufacturerField(serializers.RelatedField):
+    """A manufacturer by name (case-insensitive), e.g. "NVIDIA"."""
+
+    default_error_messages = {"does_not_exist": "No manufacturer named {value!r}; add it first."}
+
+    def get_queryset(self):
+        return Manufacturer.objects.all()
+
+    def to_internal_value(self, data):
+        manufacturer = Manufacturer.objects.filter(name__iexact=str(data).strip()).first()
+        if manufacturer is None:
+            self.fail("does_not_exist", value=data)
+        return manufacturer
+
+    def to_representation(self, value):
+        return value.name
+
+
+@extend_schema_field(serializers.CharField())
+class _ManufacturerSchemaField(ManufacturerField):
+    pass
+
+
+class ManufacturerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Manufacturer
+        fields = ["id", "name", "country", "website"]
+
+
+class PartSerializer(serializers.ModelSerializer):
+    manufacturer = _ManufacturerSchemaField()
+    owner = serializers.PrimaryKeyRelatedField(read_only=True)
+    accelerator = serializers.PrimaryKeyRelatedField(
+        queryset=Part.objects.filter(category="accelerator"), required=False, allow_null=True
+    )
+    computed_tpp = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True, allow_null=True)
+    performance_density = serializers.DecimalField(
+        max_digits=12, decimal_places=2, read_only=True, allow_null=True
+    )
+    url = serializers.HyperlinkedIdentityField(view_name="api:part-detail")
+
+    class Meta:
+        model = Part
+        fields = [
+            "id", "url", "owner", "manufacturer", "part_number", "name", "description", "category",
+            "unit_weight_kg", "length_cm", "width_cm", "height_cm", "unit_value", "currency",
+            "country_of_origin", "hs_code", "is_serialised", "contains_lithium_batteries",
+            "power_draw_w", "rack_units", "port_count", "port_speed_gbps", "gpus_per_server",
+            "accelerator", "tpp", "die_area_mm2", "dense_tops", "computed_tpp", "performance_density",
+            "attributes", "is_active", "created_at", "updated_at",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        extra_kwargs = {
+            "unit_weight_kg": {"min_value": Decimal("0")},
+            "length_cm": {"min_value": Decimal("0")},
+            "width_cm": {"min_value": Decimal("0")},
+            "height_cm": {"min_value": Decimal("0")},
+            "unit_value": {"min_value": Decimal("0")},
+        }
+        # Uniqueness is checked by the model (case-insensitive, reported on part_number).
+        validators: list = []
+
+    def validate_hs_code(self, value: str) -> str:
+        return normalise_hs_code(value)

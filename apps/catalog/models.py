@@ -1,0 +1,196 @@
+"""The parts catalogue: every item Rackpass can put in a bill of materials or on a shipment."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+from apps.core.fields import CountryField, CurrencyField, MoneyField
+from apps.core.hscodes import hs_code_problem, normalise_hs_code
+from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
+from apps.core.scoping import VIEW
+
+NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
+
+
+class Manufacturer(AuditedModel, TimeStampedModel):
+    name = models.CharField(max_length=120)
+    country = CountryField(blank=True, help_text="Where the manufacturer is headquartered.")
+    website = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(Lower("name"), name="catalog_manufacturer_name_ci_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PartCategory(models.TextChoices):
+    ACCELERATOR = "accelerator", "Accelerator / GPU"
+    SERVER = "server", "Server / system"
+    NETWORK_SWITCH = "network_switch", "Network switch"
+    NIC_DPU = "nic_dpu", "NIC / DPU"
+    OPTICAL_TRANSCEIVER = "optical_transceiver", "Optical transceiver"
+    CABLE = "cable", "Cable"
+    STORAGE_SYSTEM = "storage_system", "Storage system"
+    PDU = "pdu", "PDU"
+    COOLING_CDU = "cooling_cdu", "Cooling / CDU"
+    RACK = "rack", "Rack"
+    UPS_BATTERY = "ups_battery", "UPS / battery"
+    OTHER = "other", "Other"
+
+
+class PartQuerySet(OrgScopedQuerySet):
+    def with_related(self) -> PartQuerySet:
+        return self.select_related("manufacturer", "owner", "accelerator__manufacturer")
+
+
+class Part(AuditedModel, TimeStampedModel):
+    """A catalogue item with what customs, export control, freight and sizing need to know of it.
+
+    Parts owned by the operator form the master catalogue, readable by every organisation;
+    a supplier may keep parts of its own, which only it and the operator see.
+    """
+
+    owner = models.ForeignKey(
+        "accounts.Organisation", on_delete=models.PROTECT, related_name="parts",
+        help_text="Organisation that maintains this record.",
+    )
+    manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="parts")
+    part_number = models.CharField(max_length=80)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    category = models.CharField(max_length=24, choices=PartCategory.choices, db_index=True)
+
+    unit_weight_kg = models.DecimalField(max_digits=10, decimal_places=3, validators=NON_NEGATIVE)
+    length_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
+    width_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
+    height_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
+    unit_value = MoneyField()
+    currency = CurrencyField(default="USD")
+    country_of_origin = CountryField()
+    hs_code = models.CharField(
+        "HS code", max_length=10,
+        help_text="6-digit HS subheading, optionally with the destination's 8–10 digit extension.",
+    )
+    is_serialised = models.BooleanField("serialised", default=True)
+    contains_lithium_batteries = models.BooleanField(default=False)
+
+    # Technical figures the sizing, export-control and freight engines read.
+    power_draw_w = models.PositiveIntegerField("power draw (W)", null=True, blank=True)
+    rack_units = models.PositiveSmallIntegerField(null=True, blank=True)
+    port_count = models.PositiveSmallIntegerField(null=True, blank=True)
+    port_speed_gbps = models.PositiveIntegerField("port speed (Gb/s)", null=True, blank=True)
+    gpus_per_server = models.PositiveSmallIntegerField("GPUs per server", null=True, blank=True)
+    accelerator = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="systems",
+        limit_choices_to={"category": PartCategory.ACCELERATOR},
+        help_text="For servers and systems: the accelerator they contain.",
+    )
+    tpp = models.DecimalField(
+        "TPP", max_digits=12, decimal_places=2, null=True, blank=True, validators=NON_NEGATIVE,
+        help_text="Total processing performance (dense TOPS × bit length). Computed from dense TOPS when empty.",
+    )
+    die_area_mm2 = models.DecimalField(
+        "die area (mm²)", max_digits=10, decimal_places=2, null=True, blank=True, validators=NON_NEGATIVE
+    )
+    dense_tops = models.JSONField(
+        "dense TOPS by bit length", default=dict, blank=True,
+        help_text='Dense (non-sparse) TOPS/TFLOPS per operand bit length, e.g. {"8": "1979", "16": "989.5"}.',
+    )
+    attributes = models.JSONField(default=dict, blank=True, help_text="Other figures, e.g. memory_gb, reach_m.")
+    is_active = models.BooleanField(default=True)
+
+    objects = PartQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["manufacturer__name", "part_number"]
+        constraints = [
+            models.UniqueConstraint(
+                "manufacturer", Lower("part_number"), name="catalog_part_number_unique_per_manufacturer"
+            ),
+            models.CheckConstraint(condition=Q(unit_weight_kg__gte=0), name="catalog_part_weight_non_negative"),
+            models.CheckConstraint(condition=Q(unit_value__gte=0), name="catalog_part_value_non_negative"),
+        ]
+        indexes = [models.Index(fields=["hs_code"])]
+
+    def __str__(self) -> str:
+        return f"{self.manufacturer} {self.part_number}" if self.manufacturer_id else self.part_number
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:part-detail", args=[self.pk])
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        own = Q(owner_id=organisation_id)
+        if action == VIEW:
+            return own | Q(owner__kind="operator")
+        return own
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        self.hs_code = normalise_hs_code(self.hs_code)
+        self.part_number = (self.part_number or "").strip()
+        if self.hs_code and (problem := hs_code_problem(self.hs_code)):
+            errors["hs_code"] = problem
+        if self.accelerator_id and self.category not in (PartCategory.SERVER,):
+            errors["accelerator"] = "Only servers and systems contain an accelerator."
+        if self.gpus_per_server and self.category != PartCategory.SERVER:
+            errors["gpus_per_server"] = "Only servers and systems have GPUs per server."
+        if self.dense_tops:
+            problem = _dense_tops_problem(self.dense_tops)
+            if problem:
+                errors["dense_tops"] = problem
+        if self.manufacturer_id and self.part_number:
+            clash = Part.objects.filter(manufacturer_id=self.manufacturer_id, part_number__iexact=self.part_number)
+            if self.pk:
+                clash = clash.exclude(pk=self.pk)
+            if clash.exists():
+                errors["part_number"] = f"{self.manufacturer} already has a part numbered {self.part_number}."
+        if errors:
+            raise ValidationError(errors)
+
+    def validate_constraints(self, exclude=None):
+        # clean() reports a duplicate part number against the field; skip the generic message.
+        exclude = set(exclude or ()) | {"part_number"}
+        super().validate_constraints(exclude=exclude)
+
+    @property
+    def volume_cm3(self) -> Decimal:
+        return self.length_cm * self.width_cm * self.height_cm
+
+    @property
+    def computed_tpp(self) -> Decimal | None:
+        """TPP as given, else the maximum over precisions of dense TOPS × bit length."""
+        if self.tpp is not None:
+            return self.tpp
+        if not self.dense_tops:
+            return None
+        return max(Decimal(str(tops)) * int(bits) for bits, tops in self.dense_tops.items())
+
+    @property
+    def performance_density(self) -> Decimal | None:
+        tpp = self.computed_tpp
+        if tpp is None or not self.die_area_mm2:
+            return None
+        return (tpp / self.die_area_mm2).quantize(Decimal("0.01"))
+
+
+def _dense_tops_problem(value) -> str | None:
+    if not isinstance(value, dict):
+        return 'Give dense TOPS as an object of bit length to figure, e.g. {"8": "1979"}.'
+    for bits, tops in value.items():
+        if not str(bits).isdigit() or int(bits) not in (4, 6, 8, 16, 32, 64):
+            return f"{bits!r} is not a bit length (4, 6, 8, 16, 32 or 64)."
+        try:
+            if Decimal(str(tops)) < 0:
+                return f"Dense TOPS at {bits} bits must not be negative."
+        except ArithmeticError:
+            return f"{tops!r} at {bits} bits is not a number."
+    return None

@@ -1,0 +1,65 @@
+from django.contrib import messages
+from django.views.generic import CreateView, DetailView, TemplateView, UpdateView
+
+from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
+
+from .filters import PartFilter
+from .forms import PartForm
+from .models import Part
+from .services import _owner_for, part_create, part_update
+
+
+class PartListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
+    capability = "catalog.view"
+    template_name = "catalog/part_list.html"
+    partial_template_name = "catalog/_part_table.html"
+    filterset_class = PartFilter
+
+    def get_queryset(self):
+        return Part.objects.with_related().visible_to(self.request.user)
+
+
+class PartDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
+    capability = "catalog.view"
+    model = Part
+    template_name = "catalog/part_detail.html"
+
+    def get_queryset(self):
+        return super().get_queryset().with_related()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        user = self.request.user
+        context["can_edit"] = user.can("catalog.edit") and Part.objects.visible_to(user, "change").filter(
+            pk=self.object.pk
+        ).exists()
+        return context
+
+
+class PartCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
+    capability = "catalog.edit"
+    model = Part
+    form_class = PartForm
+    template_name = "catalog/part_form.html"
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"owner": _owner_for(self.request.user)}
+
+    def save_with_service(self, form):
+        fields = {name: form.cleaned_data[name] for name in form.Meta.fields}
+        part = part_create(actor=self.request.user, fields=fields)
+        messages.success(self.request, f"Part {part} added to the catalogue.")
+        return part
+
+
+class PartUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+    capability = "catalog.edit"
+    model = Part
+    form_class = PartForm
+    template_name = "catalog/part_form.html"
+
+    def save_with_service(self, form):
+        fields = {name: form.cleaned_data[name] for name in form.changed_data}
+        part = part_update(part=self.object, fields=fields)
+        messages.success(self.request, f"Part {part} saved.")
+        return part

@@ -1,0 +1,17 @@
+"""Settings for the test suite (`make test`)."""
+from .base import *  # noqa: F401,F403
+from .base import REST_FRAMEWORK, env
+
+SECRET_KEY = "test-secret-key-with-enough-length-for-hmac-0123456789"
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tests run tasks eagerly unless a test starts a worker itself.
+CELERY_TASK_ALWAYS_EAGER = True
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {"token": env("RACKPASS_API_TOKEN_RATE", default="10000/minute")},
+}

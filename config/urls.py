@@ -1,0 +1,23 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from apps.accounts.views import DashboardView
+from apps.core.views_health import health
+
+admin.site.site_header = "Rackpass administration"
+admin.site.site_title = "Rackpass admin"
+
+urlpatterns = [
+    path("", DashboardView.as_view(), name="dashboard"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("parts/", include("apps.catalog.urls")),
+    path("", include("apps.accounts.urls")),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("config.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("healthz/", health, name="health"),
+]
