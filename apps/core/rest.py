@@ -17,8 +17,8 @@ def exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "error_dict"):
             detail = {
-                ("non_field_errors" if field == "__all__" else field): [str(m) for m in errs.messages]
-                for field, errs in exc.error_dict.items()
+                ("non_field_errors" if field == "__all__" else field): messages
+                for field, messages in exc.message_dict.items()
             }
         else:
             detail = {"non_field_errors": exc.messages}

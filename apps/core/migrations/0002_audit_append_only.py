@@ -27,7 +27,7 @@ SQLITE_DOWN = "DROP TRIGGER IF EXISTS core_auditevent_no_update;"
 def up(apps, schema_editor):
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_UP)
+        schema_editor.execute(POSTGRES_UP, params=None)
     elif vendor == "sqlite":
         schema_editor.execute(SQLITE_UP)
 
@@ -35,7 +35,7 @@ def up(apps, schema_editor):
 def down(apps, schema_editor):
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_DOWN)
+        schema_editor.execute(POSTGRES_DOWN, params=None)
     elif vendor == "sqlite":
         schema_editor.execute(SQLITE_DOWN)
 

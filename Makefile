@@ -1,0 +1,52 @@
+# Rackpass: `make run` to try it, `make test` to check it.
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: install run test worker beat bench lint fmt clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Create the venv, migrate, load demo data and serve on http://127.0.0.1:8000
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_demo
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+## The whole suite: migrations in step with models, the OpenAPI schema builds cleanly, pytest.
+test: install
+	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
+	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+## A real Celery worker (needs REDIS_URL)
+worker: install
+	$(VENV)/bin/celery -A config worker --loglevel=info
+
+beat: install
+	$(VENV)/bin/celery -A config beat --loglevel=info --schedule var/celerybeat-schedule
+
+## Benchmarks: print a table; see docs/benchmarks.md
+bench: install
+	$(PY) bench/run.py $(BENCH_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,0 +1,100 @@
+import os
+import shutil
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import OrganisationKind
+from apps.accounts.roles import Role
+from apps.accounts.services import api_token_create
+
+from .factories import OperatorFactory, OrganisationFactory, UserFactory
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
+# around it are still synchronous, so allow them.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, what: str) -> None:
+    """Skip when a service is missing on a developer's machine; under CI=true, fail instead."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required under CI=true but is not available")
+    pytest.skip(f"{what} is not available")
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+def operator(db):
+    return OperatorFactory()
+
+
+@pytest.fixture
+def supplier(db):
+    return OrganisationFactory(kind=OrganisationKind.SUPPLIER, legal_name="Taiwan Servers Co., Ltd.")
+
+
+@pytest.fixture
+def forwarder(db):
+    return OrganisationFactory(
+        kind=OrganisationKind.FREIGHT_FORWARDER, legal_name="Lion City Freight Pte. Ltd.", country="SG",
+        city="Singapore",
+    )
+
+
+@pytest.fixture
+def coordinator(operator):
+    return UserFactory(organisation=operator, role=Role.COORDINATOR, username="coord")
+
+
+@pytest.fixture
+def compliance_officer(operator):
+    return UserFactory(organisation=operator, role=Role.COMPLIANCE_OFFICER, username="compliance")
+
+
+@pytest.fixture
+def warehouse_operator(operator):
+    return UserFactory(organisation=operator, role=Role.WAREHOUSE_OPERATOR, username="warehouse")
+
+
+@pytest.fixture
+def admin_user(operator):
+    return UserFactory(organisation=operator, role=Role.ADMIN, username="boss", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def supplier_user(supplier):
+    return UserFactory(organisation=supplier, role=Role.PARTNER, username="supplier-api")
+
+
+@pytest.fixture
+def forwarder_user(forwarder):
+    return UserFactory(organisation=forwarder, role=Role.PARTNER, username="forwarder-api")
+
+
+def token_client(user) -> APIClient:
+    _, key = api_token_create(user=user, name="test")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+@pytest.fixture
+def api_as():
+    """`api_as(user)`: an API client authenticated with a fresh token of `user`."""
+    return token_client
+
+
+@pytest.fixture
+def browser_as(client):
+    def login(user):
+        client.force_login(user)
+        return client
+
+    return login
