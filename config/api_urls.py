@@ -1,4 +1,5 @@
 """`/api/v1/`: one router for every app's viewsets."""
+
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
@@ -6,7 +7,6 @@ from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
 
 app_name = "api"
-
 
 
 class ApiRoot(DefaultRouter.APIRootView):

@@ -1,4 +1,5 @@
 """The Celery application. Workers: `celery -A config worker`; scheduler: `celery -A config beat`."""
+
 import os
 
 from celery import Celery

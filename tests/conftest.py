@@ -43,7 +43,9 @@ def supplier(db):
 @pytest.fixture
 def forwarder(db):
     return OrganisationFactory(
-        kind=OrganisationKind.FREIGHT_FORWARDER, legal_name="Lion City Freight Pte. Ltd.", country="SG",
+        kind=OrganisationKind.FREIGHT_FORWARDER,
+        legal_name="Lion City Freight Pte. Ltd.",
+        country="SG",
         city="Singapore",
     )
 
@@ -65,7 +67,9 @@ def warehouse_operator(operator):
 
 @pytest.fixture
 def admin_user(operator):
-    return UserFactory(organisation=operator, role=Role.ADMIN, username="boss", is_staff=True, is_superuser=True)
+    return UserFactory(
+        organisation=operator, role=Role.ADMIN, username="boss", is_staff=True, is_superuser=True
+    )
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 """factory_boy factories shared by every test module."""
+
 from decimal import Decimal
 
 import factory

@@ -48,7 +48,16 @@ class ApiTokenAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return ()
-        return ("user", "name", "key_prefix", "created_at", "expires_at", "last_used_at", "revoked_at", "audit_trail")
+        return (
+            "user",
+            "name",
+            "key_prefix",
+            "created_at",
+            "expires_at",
+            "last_used_at",
+            "revoked_at",
+            "audit_trail",
+        )
 
     def get_fields(self, request, obj=None):
         return self.fields if obj is None else self.get_readonly_fields(request, obj)
@@ -57,10 +66,11 @@ class ApiTokenAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
         if change:
             return
         token, key = services.api_token_create(
-            user=form.cleaned_data["user"], name=form.cleaned_data["name"],
+            user=form.cleaned_data["user"],
+            name=form.cleaned_data["name"],
             expires_at=form.cleaned_data["expires_at"],
         )
-        form.instance = obj = token
+        form.instance = token
         messages.warning(request, f"API key for {token.user}: {key} — copy it now, it is not shown again.")
 
     def has_change_permission(self, request, obj=None):

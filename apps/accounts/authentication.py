@@ -1,4 +1,5 @@
 """`Authorization: Token <key>` (or `Bearer <key>`) for partners' API clients."""
+
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions

@@ -1,4 +1,5 @@
 """The navigation, built from the user's capabilities so the menu and the checks agree."""
+
 from django.urls import reverse
 
 _NAV = [
@@ -17,6 +18,11 @@ def navigation(request):
     for label, url_name, capability in _NAV:
         if user.can(capability):
             url = reverse(url_name)
-            items.append({"label": label, "url": url, "active": request.path.startswith(url) and url != "/"
-                          or request.path == url})
+            items.append(
+                {
+                    "label": label,
+                    "url": url,
+                    "active": request.path.startswith(url) and url != "/" or request.path == url,
+                }
+            )
     return {"nav_items": items}

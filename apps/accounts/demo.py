@@ -1,4 +1,5 @@
 """Demo organisations and one user per role (`manage.py load_demo`). Safe to run again."""
+
 from __future__ import annotations
 
 from .models import Contact, Organisation, OrganisationKind, Registration, User
@@ -6,54 +7,92 @@ from .roles import Role
 
 ORGANISATIONS = [
     {
-        "kind": OrganisationKind.OPERATOR, "legal_name": "Rackpass Technologies Inc.",
-        "address_line1": "2100 Geng Road, Suite 210", "city": "Palo Alto", "region": "CA",
-        "postal_code": "94303", "country": "US",
+        "kind": OrganisationKind.OPERATOR,
+        "legal_name": "Rackpass Technologies Inc.",
+        "address_line1": "2100 Geng Road, Suite 210",
+        "city": "Palo Alto",
+        "region": "CA",
+        "postal_code": "94303",
+        "country": "US",
         "registrations": [("ein", "84-2711935", "US")],
         "contacts": [("Maya Chen", "Head of Trade Operations", "maya.chen@rackpass.example", True)],
     },
     {
-        "kind": OrganisationKind.SUPPLIER, "legal_name": "Quanta Cloud Technology Inc.",
-        "address_line1": "No. 211, Wenhua 2nd Road", "city": "Taoyuan", "region": "Guishan District",
-        "postal_code": "333", "country": "TW",
+        "kind": OrganisationKind.SUPPLIER,
+        "legal_name": "Quanta Cloud Technology Inc.",
+        "address_line1": "No. 211, Wenhua 2nd Road",
+        "city": "Taoyuan",
+        "region": "Guishan District",
+        "postal_code": "333",
+        "country": "TW",
         "contacts": [("Kevin Lin", "Export Sales", "kevin.lin@qct.example", True)],
     },
     {
-        "kind": OrganisationKind.SUPPLIER, "legal_name": "Super Micro Computer, Inc.",
-        "address_line1": "980 Rock Avenue", "city": "San Jose", "region": "CA", "postal_code": "95131",
-        "country": "US", "registrations": [("ein", "77-0353939", "US")],
+        "kind": OrganisationKind.SUPPLIER,
+        "legal_name": "Super Micro Computer, Inc.",
+        "address_line1": "980 Rock Avenue",
+        "city": "San Jose",
+        "region": "CA",
+        "postal_code": "95131",
+        "country": "US",
+        "registrations": [("ein", "77-0353939", "US")],
         "contacts": [("Dana Ortiz", "Trade Compliance", "dana.ortiz@supermicro.example", True)],
     },
     {
-        "kind": OrganisationKind.FREIGHT_FORWARDER, "legal_name": "Meridian Air & Ocean Freight Pte. Ltd.",
-        "address_line1": "7 Airline Road, #03-12 Cargo Agents Building", "city": "Singapore",
-        "postal_code": "819834", "country": "SG", "registrations": [("uen", "201912345K", "SG")],
+        "kind": OrganisationKind.FREIGHT_FORWARDER,
+        "legal_name": "Meridian Air & Ocean Freight Pte. Ltd.",
+        "address_line1": "7 Airline Road, #03-12 Cargo Agents Building",
+        "city": "Singapore",
+        "postal_code": "819834",
+        "country": "SG",
+        "registrations": [("uen", "201912345K", "SG")],
         "contacts": [("Priya Nair", "Key Account Manager", "priya.nair@meridian-freight.example", True)],
     },
     {
-        "kind": OrganisationKind.CUSTOMS_BROKER, "legal_name": "Coromandel Customs Brokers Pvt. Ltd.",
-        "address_line1": "12 Rajaji Salai", "city": "Chennai", "region": "Tamil Nadu", "postal_code": "600001",
-        "country": "IN", "registrations": [("gstin", "33AAECC4821K1ZP", "IN")],
-        "contacts": [("R. Subramanian", "Licensed Customs Broker", "subramanian@coromandel-cb.example", True)],
+        "kind": OrganisationKind.CUSTOMS_BROKER,
+        "legal_name": "Coromandel Customs Brokers Pvt. Ltd.",
+        "address_line1": "12 Rajaji Salai",
+        "city": "Chennai",
+        "region": "Tamil Nadu",
+        "postal_code": "600001",
+        "country": "IN",
+        "registrations": [("gstin", "33AAECC4821K1ZP", "IN")],
+        "contacts": [
+            ("R. Subramanian", "Licensed Customs Broker", "subramanian@coromandel-cb.example", True)
+        ],
     },
     {
-        "kind": OrganisationKind.IOR_PROVIDER, "legal_name": "Bharat IOR Services Pvt. Ltd.",
-        "address_line1": "4th Floor, Peninsula Business Park", "city": "Mumbai", "region": "Maharashtra",
-        "postal_code": "400013", "country": "IN",
+        "kind": OrganisationKind.IOR_PROVIDER,
+        "legal_name": "Bharat IOR Services Pvt. Ltd.",
+        "address_line1": "4th Floor, Peninsula Business Park",
+        "city": "Mumbai",
+        "region": "Maharashtra",
+        "postal_code": "400013",
+        "country": "IN",
         "registrations": [("iec", "AAHCB7310Q", "IN"), ("gstin", "27AAHCB7310Q1ZD", "IN")],
         "contacts": [("Anjali Mehta", "IOR Operations", "anjali.mehta@bharat-ior.example", True)],
     },
     {
-        "kind": OrganisationKind.EOR_PROVIDER, "legal_name": "Formosa Export Services Co., Ltd.",
-        "address_line1": "No. 100, Section 1, Roosevelt Road", "city": "Taipei", "postal_code": "100",
-        "country": "TW", "contacts": [("Grace Wu", "EOR Desk", "grace.wu@formosa-eor.example", True)],
+        "kind": OrganisationKind.EOR_PROVIDER,
+        "legal_name": "Formosa Export Services Co., Ltd.",
+        "address_line1": "No. 100, Section 1, Roosevelt Road",
+        "city": "Taipei",
+        "postal_code": "100",
+        "country": "TW",
+        "contacts": [("Grace Wu", "EOR Desk", "grace.wu@formosa-eor.example", True)],
     },
     {
-        "kind": OrganisationKind.CUSTOMER, "legal_name": "Chennai AI Compute Pvt. Ltd.",
-        "address_line1": "Plot 7, SIPCOT IT Park, Siruseri", "city": "Chennai", "region": "Tamil Nadu",
-        "postal_code": "603103", "country": "IN",
+        "kind": OrganisationKind.CUSTOMER,
+        "legal_name": "Chennai AI Compute Pvt. Ltd.",
+        "address_line1": "Plot 7, SIPCOT IT Park, Siruseri",
+        "city": "Chennai",
+        "region": "Tamil Nadu",
+        "postal_code": "603103",
+        "country": "IN",
         "registrations": [("iec", "AAKCC5521M", "IN"), ("gstin", "33AAKCC5521M1Z2", "IN")],
-        "contacts": [("Karthik Raman", "Data Centre Programme Lead", "karthik.raman@chennai-ai.example", True)],
+        "contacts": [
+            ("Karthik Raman", "Data Centre Programme Lead", "karthik.raman@chennai-ai.example", True)
+        ],
     },
 ]
 
@@ -88,14 +127,21 @@ def load(*, password: str) -> dict[str, int]:
                 reg.save()
         for name, title, email, primary in contacts:
             Contact.objects.get_or_create(
-                organisation=org, email=email, defaults={"name": name, "job_title": title, "is_primary": primary}
+                organisation=org,
+                email=email,
+                defaults={"name": name, "job_title": title, "is_primary": primary},
             )
     for username, first, last, role, org_name in USERS:
         user = User.objects.filter(username=username).first()
         if user is None:
-            user = User(username=username, first_name=first, last_name=last, role=role,
-                        email=f"{username}@demo.rackpass.example",
-                        organisation=Organisation.objects.get(legal_name=org_name))
+            user = User(
+                username=username,
+                first_name=first,
+                last_name=last,
+                role=role,
+                email=f"{username}@demo.rackpass.example",
+                organisation=Organisation.objects.get(legal_name=org_name),
+            )
             user.is_staff = user.is_superuser = role == Role.ADMIN
             user.set_password(password)
             user.save()

@@ -7,8 +7,18 @@ class OrganisationForm(forms.ModelForm):
     class Meta:
         model = Organisation
         fields = [
-            "kind", "legal_name", "trading_name", "address_line1", "address_line2", "city", "region",
-            "postal_code", "country", "website", "notes", "is_active",
+            "kind",
+            "legal_name",
+            "trading_name",
+            "address_line1",
+            "address_line2",
+            "city",
+            "region",
+            "postal_code",
+            "country",
+            "website",
+            "notes",
+            "is_active",
         ]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 

@@ -1,4 +1,5 @@
 """Organisations, their registrations and contacts, users with roles, and hashed API tokens."""
+
 from __future__ import annotations
 
 import hashlib
@@ -68,7 +69,17 @@ class Organisation(AuditedModel, TimeStampedModel):
     @property
     def address_lines(self) -> list[str]:
         city_line = " ".join(p for p in (self.postal_code, self.city) if p)
-        return [p for p in (self.address_line1, self.address_line2, city_line, self.region, self.get_country_display()) if p]
+        return [
+            p
+            for p in (
+                self.address_line1,
+                self.address_line2,
+                city_line,
+                self.region,
+                self.get_country_display(),
+            )
+            if p
+        ]
 
 
 class Registration(AuditedModel, TimeStampedModel):
@@ -94,7 +105,9 @@ class Registration(AuditedModel, TimeStampedModel):
     class Meta:
         ordering = ["scheme", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["scheme", "country", "number"], name="accounts_registration_unique")
+            models.UniqueConstraint(
+                fields=["scheme", "country", "number"], name="accounts_registration_unique"
+            )
         ]
 
     def __str__(self) -> str:
@@ -173,11 +186,18 @@ class User(AuditedModel, AbstractUser):
 
     def clean(self) -> None:
         super().clean()
-        if self.organisation_id and self.role != Role.PARTNER and not self.is_superuser:
-            if self.organisation.kind != OrganisationKind.OPERATOR:
-                raise ValidationError(
-                    {"role": "Users of partner organisations hold the partner role; staff roles are for the operator."}
-                )
+        staff_role_outside_operator = (
+            self.organisation_id
+            and self.role != Role.PARTNER
+            and not self.is_superuser
+            and self.organisation.kind != OrganisationKind.OPERATOR
+        )
+        if staff_role_outside_operator:
+            raise ValidationError(
+                {
+                    "role": "Users of partner organisations hold the partner role; staff roles are for the operator."
+                }
+            )
 
 
 class ApiTokenQuerySet(OrgScopedQuerySet):

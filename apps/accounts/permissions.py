@@ -1,4 +1,5 @@
 """Role checks for the API and the browser, both reading `roles.CAPABILITIES`."""
+
 from django.contrib.auth.mixins import AccessMixin
 from rest_framework import permissions
 

@@ -1,4 +1,5 @@
 """Trade and tax registration numbers: formats checked before anything is saved (no Django imports)."""
+
 import re
 from enum import StrEnum
 
@@ -24,12 +25,21 @@ LABELS = {
 }
 
 _FORMATS: dict[Scheme, tuple[re.Pattern[str], str]] = {
-    Scheme.EORI: (re.compile(r"^[A-Z]{2}[A-Z0-9]{1,15}$"), "two-letter country code and up to 15 letters/digits, e.g. DE123456789012345"),
+    Scheme.EORI: (
+        re.compile(r"^[A-Z]{2}[A-Z0-9]{1,15}$"),
+        "two-letter country code and up to 15 letters/digits, e.g. DE123456789012345",
+    ),
     Scheme.IEC: (re.compile(r"^[A-Z0-9]{10}$"), "10 letters/digits, e.g. AABCR1234C"),
-    Scheme.GSTIN: (re.compile(r"^\d{2}[A-Z]{5}\d{4}[A-Z][1-9A-Z]Z[0-9A-Z]$"), "15 characters, e.g. 33AABCR1234C1Z5"),
+    Scheme.GSTIN: (
+        re.compile(r"^\d{2}[A-Z]{5}\d{4}[A-Z][1-9A-Z]Z[0-9A-Z]$"),
+        "15 characters, e.g. 33AABCR1234C1Z5",
+    ),
     Scheme.EIN: (re.compile(r"^\d{2}-\d{7}$"), "NN-NNNNNNN, e.g. 12-3456789"),
     Scheme.VAT: (re.compile(r"^[A-Z0-9]{4,15}$"), "4 to 15 letters/digits"),
-    Scheme.UEN: (re.compile(r"^[0-9]{8,9}[A-Z]$|^[TSR]\d{2}[A-Z]{2}\d{4}[A-Z]$"), "9 or 10 characters, e.g. 201912345K"),
+    Scheme.UEN: (
+        re.compile(r"^[0-9]{8,9}[A-Z]$|^[TSR]\d{2}[A-Z]{2}\d{4}[A-Z]$"),
+        "9 or 10 characters, e.g. 201912345K",
+    ),
 }
 
 

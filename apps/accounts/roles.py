@@ -1,4 +1,5 @@
 """Roles and what each may do: one table, read by the API permission, the browser views and the menu."""
+
 from django.db import models
 
 

@@ -1,4 +1,5 @@
 """Writes for organisations, users and API tokens. Each validates fully and saves atomically."""
+
 from __future__ import annotations
 
 import datetime as dt

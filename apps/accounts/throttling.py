@@ -1,4 +1,5 @@
 """Rate limits per API token (a partner with three integrations has three budgets)."""
+
 from rest_framework.throttling import SimpleRateThrottle
 
 from .models import ApiToken

@@ -29,7 +29,11 @@ class DashboardView(CapabilityRequiredMixin, TemplateView):
         labels = dict(PartCategory.choices)
         context["parts_total"] = parts.count()
         context["parts_by_category"] = [
-            {"category": row["category"], "label": labels.get(row["category"], row["category"]), "count": row["n"]}
+            {
+                "category": row["category"],
+                "label": labels.get(row["category"], row["category"]),
+                "count": row["n"],
+            }
             for row in parts.values("category").annotate(n=Count("id")).order_by("-n")
         ]
         context["organisations_total"] = Organisation.objects.visible_to(user).count()
@@ -46,7 +50,11 @@ class OrganisationListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView)
     filterset_class = OrganisationFilter
 
     def get_queryset(self):
-        return Organisation.objects.visible_to(self.request.user).annotate(user_count=Count("users"))
+        return (
+            Organisation.objects.visible_to(self.request.user)
+            .annotate(user_count=Count("users"))
+            .order_by("legal_name")
+        )
 
 
 class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
@@ -78,6 +86,7 @@ class OrganisationCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
 
 
 class OrganisationUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+    scope_action = CHANGE  # editing needs change rights, not just visibility
     capability = "organisations.edit"
     model = Organisation
     form_class = OrganisationForm

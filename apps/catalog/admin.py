@@ -13,9 +13,24 @@ class ManufacturerAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 
 @admin.register(Part)
 class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
-    list_display = ("part_number", "manufacturer", "name", "category", "unit_value", "currency", "hs_code",
-                    "country_of_origin", "owner")
-    list_filter = ("category", "manufacturer", "is_serialised", "contains_lithium_batteries", "country_of_origin")
+    list_display = (
+        "part_number",
+        "manufacturer",
+        "name",
+        "category",
+        "unit_value",
+        "currency",
+        "hs_code",
+        "country_of_origin",
+        "owner",
+    )
+    list_filter = (
+        "category",
+        "manufacturer",
+        "is_serialised",
+        "contains_lithium_batteries",
+        "country_of_origin",
+    )
     list_select_related = ("manufacturer", "owner")
     search_fields = ("part_number", "name", "manufacturer__name", "hs_code")
     autocomplete_fields = ("accelerator",)

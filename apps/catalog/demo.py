@@ -1,4 +1,5 @@
 """The demo catalogue: real parts with public figures, from data/demo_parts.json."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,18 @@ DATA_FILE = Path(__file__).parent / "data" / "demo_parts.json"
 
 _DECIMALS = ("unit_weight_kg", "length_cm", "width_cm", "height_cm", "unit_value", "tpp", "die_area_mm2")
 _PLAIN = (
-    "name", "description", "category", "currency", "country_of_origin", "hs_code", "is_serialised",
-    "contains_lithium_batteries", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
+    "name",
+    "description",
+    "category",
+    "currency",
+    "country_of_origin",
+    "hs_code",
+    "is_serialised",
+    "contains_lithium_batteries",
+    "power_draw_w",
+    "rack_units",
+    "port_count",
+    "port_speed_gbps",
     "gpus_per_server",
 )
 
@@ -33,10 +44,16 @@ def load() -> dict[str, int]:
         fields["dense_tops"] = record["dense_tops"] or {}
         fields["attributes"] = record["attributes"] or {}
         if record["accelerator"]:
-            fields["accelerator"] = Part.objects.get(part_number=record["accelerator"], category="accelerator")
-        part = Part.objects.filter(manufacturer=manufacturer, part_number__iexact=record["part_number"]).first()
+            fields["accelerator"] = Part.objects.get(
+                part_number=record["accelerator"], category="accelerator"
+            )
+        part = Part.objects.filter(
+            manufacturer=manufacturer, part_number__iexact=record["part_number"]
+        ).first()
         if part is None:
-            part = Part(owner=operator, manufacturer=manufacturer, part_number=record["part_number"], **fields)
+            part = Part(
+                owner=operator, manufacturer=manufacturer, part_number=record["part_number"], **fields
+            )
             part.full_clean()
             part.save()
             created += 1

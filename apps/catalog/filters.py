@@ -1,4 +1,5 @@
 """One FilterSet for the parts page and `/api/v1/parts/`."""
+
 import django_filters
 from django.db.models import Q
 
@@ -12,11 +13,17 @@ class PartFilter(django_filters.FilterSet):
     category = django_filters.ChoiceFilter(choices=PartCategory.choices)
     manufacturer = django_filters.ModelChoiceFilter(queryset=Manufacturer.objects.all())
     country_of_origin = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES, label="Country of origin")
-    hs_code = django_filters.CharFilter(field_name="hs_code", lookup_expr="startswith", label="HS code starts with")
+    hs_code = django_filters.CharFilter(
+        field_name="hs_code", lookup_expr="startswith", label="HS code starts with"
+    )
     is_serialised = django_filters.BooleanFilter()
     contains_lithium_batteries = django_filters.BooleanFilter()
-    min_power_w = django_filters.NumberFilter(field_name="power_draw_w", lookup_expr="gte", label="Power ≥ (W)")
-    max_power_w = django_filters.NumberFilter(field_name="power_draw_w", lookup_expr="lte", label="Power ≤ (W)")
+    min_power_w = django_filters.NumberFilter(
+        field_name="power_draw_w", lookup_expr="gte", label="Power ≥ (W)"
+    )
+    max_power_w = django_filters.NumberFilter(
+        field_name="power_draw_w", lookup_expr="lte", label="Power ≤ (W)"
+    )
     is_active = django_filters.BooleanFilter()
 
     class Meta:

@@ -1,4 +1,5 @@
 """The parts catalogue: every item Rackpass can put in a bill of materials or on a shipment."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -59,7 +60,9 @@ class Part(AuditedModel, TimeStampedModel):
     """
 
     owner = models.ForeignKey(
-        "accounts.Organisation", on_delete=models.PROTECT, related_name="parts",
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        related_name="parts",
         help_text="Organisation that maintains this record.",
     )
     manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="parts")
@@ -76,7 +79,8 @@ class Part(AuditedModel, TimeStampedModel):
     currency = CurrencyField(default="USD")
     country_of_origin = CountryField()
     hs_code = models.CharField(
-        "HS code", max_length=10,
+        "HS code",
+        max_length=10,
         help_text="6-digit HS subheading, optionally with the destination's 8–10 digit extension.",
     )
     is_serialised = models.BooleanField("serialised", default=True)
@@ -89,22 +93,37 @@ class Part(AuditedModel, TimeStampedModel):
     port_speed_gbps = models.PositiveIntegerField("port speed (Gb/s)", null=True, blank=True)
     gpus_per_server = models.PositiveSmallIntegerField("GPUs per server", null=True, blank=True)
     accelerator = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="systems",
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="systems",
         limit_choices_to={"category": PartCategory.ACCELERATOR},
         help_text="For servers and systems: the accelerator they contain.",
     )
     tpp = models.DecimalField(
-        "TPP", max_digits=12, decimal_places=2, null=True, blank=True, validators=NON_NEGATIVE,
-        help_text="Total processing performance (dense TOPS × bit length). Computed from dense TOPS when empty.",
+        "TPP",
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+        help_text=(
+            "Total processing performance (dense TOPS × bit length). Computed from dense TOPS when empty."
+        ),
     )
     die_area_mm2 = models.DecimalField(
         "die area (mm²)", max_digits=10, decimal_places=2, null=True, blank=True, validators=NON_NEGATIVE
     )
     dense_tops = models.JSONField(
-        "dense TOPS by bit length", default=dict, blank=True,
+        "dense TOPS by bit length",
+        default=dict,
+        blank=True,
         help_text='Dense (non-sparse) TOPS/TFLOPS per operand bit length, e.g. {"8": "1979", "16": "989.5"}.',
     )
-    attributes = models.JSONField(default=dict, blank=True, help_text="Other figures, e.g. memory_gb, reach_m.")
+    attributes = models.JSONField(
+        default=dict, blank=True, help_text="Other figures, e.g. memory_gb, reach_m."
+    )
     is_active = models.BooleanField(default=True)
 
     objects = PartQuerySet.as_manager()
@@ -115,7 +134,9 @@ class Part(AuditedModel, TimeStampedModel):
             models.UniqueConstraint(
                 "manufacturer", Lower("part_number"), name="catalog_part_number_unique_per_manufacturer"
             ),
-            models.CheckConstraint(condition=Q(unit_weight_kg__gte=0), name="catalog_part_weight_non_negative"),
+            models.CheckConstraint(
+                condition=Q(unit_weight_kg__gte=0), name="catalog_part_weight_non_negative"
+            ),
             models.CheckConstraint(condition=Q(unit_value__gte=0), name="catalog_part_value_non_negative"),
         ]
         indexes = [models.Index(fields=["hs_code"])]
@@ -148,7 +169,9 @@ class Part(AuditedModel, TimeStampedModel):
             if problem:
                 errors["dense_tops"] = problem
         if self.manufacturer_id and self.part_number:
-            clash = Part.objects.filter(manufacturer_id=self.manufacturer_id, part_number__iexact=self.part_number)
+            clash = Part.objects.filter(
+                manufacturer_id=self.manufacturer_id, part_number__iexact=self.part_number
+            )
             if self.pk:
                 clash = clash.exclude(pk=self.pk)
             if clash.exists():

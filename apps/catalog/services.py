@@ -1,4 +1,5 @@
 """Writes to the catalogue. Views and serializers parse input; these functions decide and save."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """Background work on the catalogue."""
+
 from celery import shared_task
 from django.db.models import Count
 

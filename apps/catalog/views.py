@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.views.generic import CreateView, DetailView, TemplateView, UpdateView
 
+from apps.core.scoping import CHANGE
 from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
 
 from .filters import PartFilter
@@ -30,9 +31,10 @@ class PartDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         user = self.request.user
-        context["can_edit"] = user.can("catalog.edit") and Part.objects.visible_to(user, "change").filter(
-            pk=self.object.pk
-        ).exists()
+        context["can_edit"] = (
+            user.can("catalog.edit")
+            and Part.objects.visible_to(user, "change").filter(pk=self.object.pk).exists()
+        )
         return context
 
 
@@ -53,6 +55,7 @@ class PartCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
 
 
 class PartUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+    scope_action = CHANGE  # editing needs change rights, not just visibility
     capability = "catalog.edit"
     model = Part
     form_class = PartForm

@@ -15,11 +15,23 @@ class AuditTrailAdminMixin:
         if obj is None or obj.pk is None:
             return "—"
         events = AuditEvent.objects.for_object(obj)[:50]
-        return format_html_join(
-            "\n", "<div>{} · {} · {} via {} · {}</div>",
-            ((e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), e.get_action_display(), e.actor_label or "—",
-              e.get_channel_display(), e.changes) for e in events),
-        ) or "—"
+        return (
+            format_html_join(
+                "\n",
+                "<div>{} · {} · {} via {} · {}</div>",
+                (
+                    (
+                        e.timestamp.strftime("%Y-%m-%d %H:%M:%S"),
+                        e.get_action_display(),
+                        e.actor_label or "—",
+                        e.get_channel_display(),
+                        e.changes,
+                    )
+                    for e in events
+                ),
+            )
+            or "—"
+        )
 
 
 @admin.register(AuditEvent)

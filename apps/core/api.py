@@ -1,4 +1,5 @@
 """API building blocks every app reuses: organisation-scoped viewsets and the audit history action."""
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema

@@ -6,6 +6,7 @@ Celery tasks fill it for background work, and management commands default to "sy
 Creates, updates and deletes of `AuditedModel` subclasses are recorded by signals; state changes
 are recorded explicitly by the service that makes them (`record_transition`).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -148,7 +149,9 @@ def _on_save(sender, instance, created, raw=False, **kwargs):
         return
     after = snapshot(instance)
     if created:
-        record(instance, action="create", changes={k: [None, v] for k, v in after.items() if v not in (None, "")})
+        record(
+            instance, action="create", changes={k: [None, v] for k, v in after.items() if v not in (None, "")}
+        )
     else:
         before = getattr(instance, "_audit_snapshot", {})
         changes = {k: [before.get(k), v] for k, v in after.items() if k in before and before.get(k) != v}

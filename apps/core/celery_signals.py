@@ -1,4 +1,5 @@
 """Attribute audit records made by Celery tasks to the 'task' channel (and the user who asked)."""
+
 from celery.signals import task_postrun, task_prerun
 
 from .audit import AuditContext, _context

@@ -1,4 +1,5 @@
 """Countries and currencies from ISO 3166-1 / ISO 4217 (pycountry), as Django choices and validators."""
+
 from functools import cache
 
 import pycountry

@@ -1,4 +1,5 @@
 """Model fields shared by every app: countries, currencies, money."""
+
 from decimal import Decimal
 
 from django.core.validators import MinValueValidator

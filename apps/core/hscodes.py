@@ -3,6 +3,7 @@
 The first six digits are the international HS subheading; importing countries add two to four
 digits of their own (India's ITC-HS uses 8, the US HTS 10).
 """
+
 import re
 
 _SEPARATORS = re.compile(r"[\s.\-]")

@@ -1,4 +1,5 @@
 """Shared base models: timestamps, organisation scoping and the append-only audit log."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -97,7 +98,9 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["content_type", "object_id", "-timestamp"])]
 
     def __str__(self) -> str:
-        return f"{self.timestamp:%Y-%m-%d %H:%M:%S} {self.actor_label or '—'} {self.action} {self.object_repr}"
+        return (
+            f"{self.timestamp:%Y-%m-%d %H:%M:%S} {self.actor_label or '—'} {self.action} {self.object_repr}"
+        )
 
     def save(self, *args, **kwargs):
         if self.pk is not None:

@@ -1,4 +1,5 @@
 """REST framework settings hooks: pagination and JSON errors (kept free of schema imports)."""
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.db.models import ProtectedError
@@ -25,8 +26,10 @@ def exception_handler(exc, context):
         exc = exceptions.ValidationError(detail)
     elif isinstance(exc, ProtectedError):
         return Response(
-            {"detail": "Other records still refer to this one, so it cannot be deleted.",
-             "referenced_by": sorted({str(o) for o in list(exc.protected_objects)[:10]})},
+            {
+                "detail": "Other records still refer to this one, so it cannot be deleted.",
+                "referenced_by": sorted({str(o) for o in list(exc.protected_objects)[:10]}),
+            },
             status=status.HTTP_409_CONFLICT,
         )
     elif isinstance(exc, IntegrityError):

@@ -5,6 +5,7 @@ they may do. Users of any other organisation see only objects that belong to, or
 with, their organisation. A model says how it relates to organisations with
 `org_scope_q(organisation_id, action)`; views and viewsets only call `visible_to`.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,4 +1,5 @@
 """Browser building blocks: organisation-scoped list/detail/edit views with the audit trail."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -8,7 +9,7 @@ from django.http import HttpResponseRedirect
 from apps.accounts.permissions import CapabilityRequiredMixin
 
 from .models import AuditEvent
-from .scoping import CHANGE, VIEW
+from .scoping import VIEW
 
 
 class ScopedQuerysetMixin(CapabilityRequiredMixin):
@@ -37,7 +38,9 @@ class FilteredListMixin:
     partial_template_name: str = ""
 
     def get_filterset(self):
-        return self.filterset_class(self.request.GET or None, queryset=self.get_queryset(), request=self.request)
+        return self.filterset_class(
+            self.request.GET or None, queryset=self.get_queryset(), request=self.request
+        )
 
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()
@@ -45,7 +48,9 @@ class FilteredListMixin:
         page = Paginator(qs, self.paginate_by).get_page(self.request.GET.get("page"))
         query = self.request.GET.copy()
         query.pop("page", None)
-        kwargs.update(filterset=filterset, page_obj=page, object_list=page.object_list, querystring=query.urlencode())
+        kwargs.update(
+            filterset=filterset, page_obj=page, object_list=page.object_list, querystring=query.urlencode()
+        )
         return super().get_context_data(**kwargs)
 
     def get_template_names(self):
@@ -59,8 +64,6 @@ class ServiceFormMixin:
 
     The view defines `save_with_service(form)` returning the saved object.
     """
-
-    scope_action = CHANGE
 
     def form_valid(self, form):
         try:

@@ -1,4 +1,5 @@
 """Settings shared by every environment. Values come from the environment (django-environ)."""
+
 from pathlib import Path
 
 import environ

@@ -1,4 +1,5 @@
 """Developer settings: `make run`. SQLite and eager Celery unless DATABASE_URL/REDIS_URL are set."""
+
 from .base import *  # noqa: F401,F403
 from .base import env
 

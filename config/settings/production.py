@@ -2,6 +2,7 @@
 
 Required environment: DJANGO_SECRET_KEY, DATABASE_URL, DJANGO_ALLOWED_HOSTS, REDIS_URL.
 """
+
 from .base import *  # noqa: F401,F403
 from .base import env
 

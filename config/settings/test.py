@@ -1,4 +1,5 @@
 """Settings for the test suite (`make test`)."""
+
 from .base import *  # noqa: F401,F403
 from .base import REST_FRAMEWORK, env
 

@@ -1,4 +1,5 @@
 """`/api/v1/parts/`: listing, filtering, ordering, validation, roles and organisation scoping."""
+
 import pytest
 
 from apps.catalog.models import Part
@@ -26,10 +27,20 @@ def test_list_is_paginated_with_constant_queries(coordinator, api_as, django_ass
 
 
 def test_filters_search_and_ordering(coordinator, api_as):
-    PartFactory(part_number="MCX75310AAS-NEAT", name="ConnectX-7", category="nic_dpu", hs_code="847180",
-                power_draw_w=25)
-    PartFactory(part_number="MMA4Z00-NS", name="800G OSFP SR8", category="optical_transceiver",
-                country_of_origin="TH", power_draw_w=15)
+    PartFactory(
+        part_number="MCX75310AAS-NEAT",
+        name="ConnectX-7",
+        category="nic_dpu",
+        hs_code="847180",
+        power_draw_w=25,
+    )
+    PartFactory(
+        part_number="MMA4Z00-NS",
+        name="800G OSFP SR8",
+        category="optical_transceiver",
+        country_of_origin="TH",
+        power_draw_w=15,
+    )
     PartFactory(part_number="SN5600", name="Spectrum-4", category="network_switch", power_draw_w=2200)
     api = api_as(coordinator)
 
@@ -49,8 +60,11 @@ def test_filters_search_and_ordering(coordinator, api_as):
 
 def test_create_normalises_and_computes(coordinator, api_as, nvidia):
     payload = PART_PAYLOAD | {
-        "part_number": "H100-SXM5", "category": "accelerator", "hs_code": "8473.30",
-        "dense_tops": {"8": "1979", "16": "989.5"}, "die_area_mm2": "814",
+        "part_number": "H100-SXM5",
+        "category": "accelerator",
+        "hs_code": "8473.30",
+        "dense_tops": {"8": "1979", "16": "989.5"},
+        "die_area_mm2": "814",
     }
     response = api_as(coordinator).post("/api/v1/parts/", payload, format="json")
     assert response.status_code == 201, response.json()
@@ -91,7 +105,10 @@ def test_duplicate_part_number_is_refused_case_insensitively(coordinator, api_as
     assert Part.objects.count() == 1
     # The same number from another manufacturer is a different part.
     ManufacturerFactory(name="Mellanox")
-    assert api.post("/api/v1/parts/", PART_PAYLOAD | {"manufacturer": "mellanox"}, format="json").status_code == 201
+    assert (
+        api.post("/api/v1/parts/", PART_PAYLOAD | {"manufacturer": "mellanox"}, format="json").status_code
+        == 201
+    )
 
 
 def test_partner_sees_master_catalogue_and_own_parts_only(supplier_user, forwarder, api_as, nvidia):

@@ -1,4 +1,5 @@
 """The audit log: one mechanism, every change recorded with who, when, what and from where."""
+
 from decimal import Decimal
 
 import pytest
@@ -11,9 +12,17 @@ from apps.core.models import AuditEvent
 from tests.factories import ManufacturerFactory, PartFactory
 
 PART_PAYLOAD = {
-    "manufacturer": "NVIDIA", "part_number": "MQM9700-NS2F", "name": "Quantum-2 QM9700",
-    "category": "network_switch", "unit_weight_kg": "14.5", "length_cm": "59.0", "width_cm": "43.8",
-    "height_cm": "4.4", "unit_value": "28000.00", "currency": "USD", "country_of_origin": "MX",
+    "manufacturer": "NVIDIA",
+    "part_number": "MQM9700-NS2F",
+    "name": "Quantum-2 QM9700",
+    "category": "network_switch",
+    "unit_weight_kg": "14.5",
+    "length_cm": "59.0",
+    "width_cm": "43.8",
+    "height_cm": "4.4",
+    "unit_value": "28000.00",
+    "currency": "USD",
+    "country_of_origin": "MX",
     "hs_code": "8517.62",
 }
 
@@ -37,8 +46,15 @@ def test_browser_edit_is_recorded_as_browser(coordinator, browser_as):
     client = browser_as(coordinator)
     response = client.get(f"/parts/{part.pk}/edit/")
     form = response.context["form"]
-    data = {k: ("" if v is None else v) for k, v in form.initial.items() if k not in ("dense_tops", "attributes")}
-    data |= {"dense_tops": "{}", "attributes": "{}", "name": "Renamed switch", "manufacturer": part.manufacturer_id}
+    data = {
+        k: ("" if v is None else v) for k, v in form.initial.items() if k not in ("dense_tops", "attributes")
+    }
+    data |= {
+        "dense_tops": "{}",
+        "attributes": "{}",
+        "name": "Renamed switch",
+        "manufacturer": part.manufacturer_id,
+    }
     response = client.post(f"/parts/{part.pk}/edit/", data)
     assert response.status_code == 302, response.context["form"].errors
     event = AuditEvent.objects.for_object(part).filter(action="update").get()
@@ -61,11 +77,23 @@ def test_unchanged_save_writes_nothing_and_delete_keeps_before_values(db):
 def test_task_channel_and_system_default(coordinator):
     ManufacturerFactory(name="NVIDIA")
     with audit_context(channel="task", actor=coordinator):
-        part = part_create(actor=coordinator, fields={
-            "manufacturer": ManufacturerFactory(name="NVIDIA"), "part_number": "X1", "name": "x",
-            "category": "cable", "unit_weight_kg": Decimal("1"), "length_cm": 1, "width_cm": 1, "height_cm": 1,
-            "unit_value": Decimal("1"), "country_of_origin": "CN", "hs_code": "854442", "is_serialised": False,
-        })
+        part = part_create(
+            actor=coordinator,
+            fields={
+                "manufacturer": ManufacturerFactory(name="NVIDIA"),
+                "part_number": "X1",
+                "name": "x",
+                "category": "cable",
+                "unit_weight_kg": Decimal("1"),
+                "length_cm": 1,
+                "width_cm": 1,
+                "height_cm": 1,
+                "unit_value": Decimal("1"),
+                "country_of_origin": "CN",
+                "hs_code": "854442",
+                "is_serialised": False,
+            },
+        )
     assert AuditEvent.objects.for_object(part).get().channel == "task"
     other = PartFactory()
     assert AuditEvent.objects.for_object(other).get().channel == "system"

@@ -3,7 +3,9 @@ import pytest
 from apps.core.hscodes import hs_code_problem, normalise_hs_code
 
 
-@pytest.mark.parametrize("raw, expected", [("8471.50", "847150"), ("8471 50 00", "84715000"), ("8517-62", "851762")])
+@pytest.mark.parametrize(
+    "raw, expected", [("8471.50", "847150"), ("8471 50 00", "84715000"), ("8517-62", "851762")]
+)
 def test_normalise_strips_separators(raw, expected):
     assert normalise_hs_code(raw) == expected
 

@@ -28,9 +28,23 @@ class OrganisationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Organisation
         fields = [
-            "id", "kind", "legal_name", "trading_name", "address_line1", "address_line2", "city", "region",
-            "postal_code", "country", "website", "notes", "is_active", "registrations", "contacts",
-            "created_at", "updated_at",
+            "id",
+            "kind",
+            "legal_name",
+            "trading_name",
+            "address_line1",
+            "address_line2",
+            "city",
+            "region",
+            "postal_code",
+            "country",
+            "website",
+            "notes",
+            "is_active",
+            "registrations",
+            "contacts",
+            "created_at",
+            "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
 
@@ -48,7 +62,16 @@ class ApiTokenSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "key_prefix", "created_at", "expires_at", "last_used_at", "revoked_at", "status"]
+        fields = [
+            "id",
+            "name",
+            "key_prefix",
+            "created_at",
+            "expires_at",
+            "last_used_at",
+            "revoked_at",
+            "status",
+        ]
         read_only_fields = ["key_prefix", "created_at", "last_used_at", "revoked_at"]
 
 

@@ -19,8 +19,13 @@ from .serializers import (
 )
 
 
-class OrganisationViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin,
-                          mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
+class OrganisationViewSet(
+    AuditHistoryMixin,
+    OrgScopedViewSetMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
     """Organisations: the operator's staff see all; a partner sees its own."""
 
     queryset = Organisation.objects.prefetch_related("registrations", "contacts")
@@ -39,7 +44,9 @@ class OrganisationViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, mixins.Creat
         )
 
 
-class _OrganisationChildViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class _OrganisationChildViewSet(
+    OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
+):
     capabilities = {"read": "organisations.view", "write": "organisations.edit"}
     create_service = None
 
@@ -85,7 +92,8 @@ class ApiTokenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewset
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         token, key = services.api_token_create(
-            user=request.user, name=serializer.validated_data["name"],
+            user=request.user,
+            name=serializer.validated_data["name"],
             expires_at=serializer.validated_data.get("expires_at"),
         )
         data = ApiTokenCreatedSerializer(token).data | {"key": key}

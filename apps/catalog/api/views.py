@@ -9,13 +9,24 @@ from .serializers import ManufacturerSerializer, PartSerializer
 
 
 class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
-    """The parts catalogue. Partners see the master catalogue and their own parts; they change only their own."""
+    """The parts catalogue.
+
+    Partners see the master catalogue and their own parts; they change only their own.
+    """
 
     queryset = Part.objects.with_related()
     serializer_class = PartSerializer
     filterset_class = PartFilter
     search_fields = ["part_number", "name", "manufacturer__name"]
-    ordering_fields = ["part_number", "name", "category", "unit_value", "unit_weight_kg", "power_draw_w", "updated_at"]
+    ordering_fields = [
+        "part_number",
+        "name",
+        "category",
+        "unit_value",
+        "unit_weight_kg",
+        "power_draw_w",
+        "updated_at",
+    ]
     ordering = ["manufacturer__name", "part_number"]
     capabilities = {"read": "catalog.view", "write": "catalog.edit"}
 

@@ -1,4 +1,5 @@
 """Load the demo organisations, users and catalogue. Running it again adds nothing twice."""
+
 import os
 
 from django.core.management.base import BaseCommand
@@ -20,9 +21,11 @@ class Command(BaseCommand):
         with transaction.atomic():
             counts = accounts_demo.load(password=password)
             counts |= catalog_demo.load()
-        self.stdout.write(self.style.SUCCESS(
-            "Demo data loaded: " + ", ".join(f"{n} new {what}" for what, n in counts.items())
-        ))
-        self.stdout.write("Demo users (password for all: %s):" % password)
+        self.stdout.write(
+            self.style.SUCCESS(
+                "Demo data loaded: " + ", ".join(f"{n} new {what}" for what, n in counts.items())
+            )
+        )
+        self.stdout.write(f"Demo users (password for all: {password}):")
         for username, _first, _last, role, org in accounts_demo.USERS:
             self.stdout.write(f"  {username:<12} {role.label:<24} {org}")
