@@ -193,11 +193,7 @@ class User(AuditedModel, AbstractUser):
             and self.organisation.kind != OrganisationKind.OPERATOR
         )
         if staff_role_outside_operator:
-            raise ValidationError(
-                {
-                    "role": "Users of partner organisations hold the partner role; staff roles are for the operator."
-                }
-            )
+            raise ValidationError({"role": "Users of a partner organisation hold the partner role."})
 
 
 class ApiTokenQuerySet(OrgScopedQuerySet):

@@ -1,0 +1,113 @@
+"""What a benchmark module gets from the runner: a `Report` to fill and a way to time things.
+
+A benchmark is a module `bench/bench_<name>.py` whose docstring's first line says what it
+measures and which defines `run(report: Report) -> None`. It runs against a fresh, migrated and
+otherwise empty test database, inside a transaction the runner rolls back afterwards. It adds
+rows to the report's table, may add notes, and calls `report.check(...)` for its own correctness
+conditions (never for timings): a failed check makes `bench/run.py` exit non-zero.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Timing:
+    """Wall-clock samples of one measurement, in seconds (time.perf_counter)."""
+
+    samples: list[float]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.samples) * 1000
+
+    @property
+    def min_ms(self) -> float:
+        return min(self.samples) * 1000
+
+    def __str__(self) -> str:
+        return f"{self.median_ms:.2f}, {self.min_ms:.2f}"
+
+
+def measure(fn: Callable[[], Any], *, repeat: int, setup: Callable[[], Any] | None = None) -> Timing:
+    """Call `fn` `repeat` times and time each call; `setup` runs before each call, untimed."""
+    gc.collect()
+    samples = []
+    for _ in range(repeat):
+        if setup is not None:
+            setup()
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return Timing(samples)
+
+
+def interleaved(
+    first: list[Callable[[], Any]], second: list[Callable[[], Any]], *, setup: Callable[[], Any] | None = None
+) -> tuple[Timing, Timing]:
+    """Time two equally long lists of calls alternately (a, b, a, b …), one sample per call,
+    so that drift and noise hit both alike. `setup` runs, untimed, before every call."""
+    gc.collect()
+    samples: tuple[list[float], list[float]] = ([], [])
+    for pair in zip(first, second, strict=True):
+        for call, into in zip(pair, samples, strict=True):
+            if setup is not None:
+                setup()
+            start = time.perf_counter()
+            call()
+            into.append(time.perf_counter() - start)
+    return Timing(samples[0]), Timing(samples[1])
+
+
+@dataclass
+class Report:
+    """One benchmark's results: a table (a row is a dict of column → cell), notes and failures."""
+
+    name: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def row(self, **cells: Any) -> None:
+        self.rows.append(cells)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def check(self, ok: bool, message: str) -> bool:
+        """A correctness condition of the benchmark (not a timing); failing it fails the run."""
+        if not ok:
+            self.failures.append(message)
+        return ok
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """Plain-text table; columns in first-seen order, first column left-aligned, the rest right."""
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(c for c in row if c not in columns)
+    cells = [[_cell(row.get(c, "")) for c in columns] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+
+    def line(values: list[str]) -> str:
+        pairs = enumerate(zip(values, widths, strict=True))
+        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in pairs).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])]
+    out.extend(line(r) for r in cells)
+    return "\n".join(out)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
