@@ -11,7 +11,7 @@ PORT   ?= 8000
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -3,7 +3,7 @@
 A benchmark is a module `bench/bench_<name>.py` whose docstring's first line says what it
 measures and which defines `run(report: Report) -> None`. It runs against a fresh, migrated and
 otherwise empty test database, inside a transaction the runner rolls back afterwards. It adds
-rows to the report's table, may add notes, and calls `report.check(...)` for its own correctness
+rows to the report's table(s), may add notes, and calls `report.check(...)` for its own correctness
 conditions (never for timings): a failed check makes `bench/run.py` exit non-zero.
 """
 from __future__ import annotations
@@ -66,15 +66,16 @@ def interleaved(
 
 @dataclass
 class Report:
-    """One benchmark's results: a table (a row is a dict of column → cell), notes and failures."""
+    """One benchmark's results: tables (a row is a dict of column → cell), notes and failures."""
 
     name: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
-    def row(self, **cells: Any) -> None:
-        self.rows.append(cells)
+    def row(self, table: str = "", /, **cells: Any) -> None:
+        """Add a row to the main table, or to the table titled `table` (printed after it)."""
+        self.tables.setdefault(table, []).append(cells)
 
     def note(self, text: str) -> None:
         self.notes.append(text)

@@ -19,6 +19,7 @@ import platform
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     selected = [n.removeprefix("bench_") for n in args.names] or available
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    # WhiteNoise warns that collectstatic has not run; irrelevant here (as in pytest's settings).
+    warnings.filterwarnings("ignore", "No directory at", UserWarning)
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     import django
@@ -87,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
                 # The next benchmark starts from an empty, migrated database and an empty cache.
                 call_command("flush", verbosity=0, interactive=False)
                 cache.clear()
-            if report.rows:
-                print(format_table(report.rows))
+            for title, rows in report.tables.items():
+                if title:
+                    print(f"\n{title}:")
+                print(format_table(rows))
             for note in report.notes:
                 print(f"  note: {note}")
             for failure in report.failures:

@@ -3,7 +3,9 @@ from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
 
-from .models import Organisation, OrganisationKind
+from django.utils import timezone
+
+from .models import ApiToken, Organisation, OrganisationKind
 
 
 class OrganisationFilter(django_filters.FilterSet):
@@ -22,3 +24,15 @@ class OrganisationFilter(django_filters.FilterSet):
         return queryset.filter(
             Q(legal_name__icontains=value) | Q(trading_name__icontains=value) | Q(city__icontains=value)
         )
+
+
+class ApiTokenFilter(django_filters.FilterSet):
+    active = django_filters.BooleanFilter(method="filter_active", label="Active (not revoked or expired)")
+
+    class Meta:
+        model = ApiToken
+        fields = ["active", "name"]
+
+    def filter_active(self, queryset, name, value):
+        active = Q(revoked_at__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        return queryset.filter(active) if value else queryset.exclude(active)

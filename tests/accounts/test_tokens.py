@@ -142,3 +142,12 @@ def test_throttling_is_per_token(supplier_user, settings):
         SimpleRateThrottle.THROTTLE_RATES = original
         cache.clear()
     assert api_settings.DEFAULT_THROTTLE_CLASSES
+
+
+def test_tokens_filter_by_active(supplier_user, api_as):
+    api = api_as(supplier_user)
+    old, _ = api_token_create(user=supplier_user, name="old")
+    api.delete(f"/api/v1/tokens/{old.pk}/")
+    active = [t["name"] for t in api.get("/api/v1/tokens/?active=true").json()["results"]]
+    inactive = [t["name"] for t in api.get("/api/v1/tokens/?active=false").json()["results"]]
+    assert active == ["test"] and inactive == ["old"]

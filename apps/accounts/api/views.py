@@ -9,6 +9,7 @@ from apps.core.scoping import CHANGE
 
 from .. import services
 from ..models import ApiToken, Contact, Organisation, Registration
+from ..filters import ApiTokenFilter
 from .serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
@@ -79,7 +80,7 @@ class ApiTokenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewset
     """Your own API tokens. Creating one returns its key once; deleting revokes it (the record stays)."""
 
     serializer_class = ApiTokenSerializer
-    filterset_fields = ["revoked_at"]
+    filterset_class = ApiTokenFilter
     ordering_fields = ["created_at", "last_used_at", "name"]
     capabilities = {"read": "tokens.manage", "write": "tokens.manage"}
     queryset = ApiToken.objects.none()
