@@ -1,9 +1,8 @@
 import django_filters
 from django.db.models import Q
+from django.utils import timezone
 
 from apps.core.countries import COUNTRY_CHOICES
-
-from django.utils import timezone
 
 from .models import ApiToken, Organisation, OrganisationKind
 

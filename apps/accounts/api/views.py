@@ -8,8 +8,8 @@ from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.scoping import CHANGE
 
 from .. import services
-from ..models import ApiToken, Contact, Organisation, Registration
 from ..filters import ApiTokenFilter
+from ..models import ApiToken, Contact, Organisation, Registration
 from .serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
