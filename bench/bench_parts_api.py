@@ -13,6 +13,7 @@ through DRF's APIClient (the whole Django stack: middleware, token auth, throttl
 pagination with its COUNT, serializer, JSON), over requests spread across all pages; beside it the
 same 100 rows read with `Part.objects.order_by(...).values(...)[offset:offset + 100]`.
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -22,29 +23,58 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from rest_framework.test import APIClient
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.accounts.roles import Role
 from apps.accounts.services import api_token_create
+from apps.catalog.api.views import PartViewSet
 from apps.catalog.models import Manufacturer, Part, PartCategory
-from bench.harness import Report, interleaved
+from bench.harness import Report, interleaved, round_robin
 
 SIZES = (1_000, 10_000)
 PAGE_SIZE = 100
 SAMPLED_PAGES = 30  # requests per round, spread evenly from the first page to the last
 ROUNDS = 2  # so each figure is the median of SAMPLED_PAGES * ROUNDS timed requests
 WARMUP = 5
+BREAKDOWN_REPEAT = 21
 BATCH = 1_000
 MANUFACTURERS = ("Arista", "Broadcom", "Cisco", "Dell", "NVIDIA", "Supermicro")
 CATEGORIES = list(PartCategory)
 # What the serializer outputs, as columns: the baseline reads the same data without the stack.
 VALUES_FIELDS = (
-    "id", "owner_id", "manufacturer__name", "part_number", "name", "description", "category",
-    "unit_weight_kg", "length_cm", "width_cm", "height_cm", "unit_value", "currency",
-    "country_of_origin", "hs_code", "is_serialised", "contains_lithium_batteries", "power_draw_w",
-    "rack_units", "port_count", "port_speed_gbps", "gpus_per_server", "accelerator_id", "tpp",
-    "die_area_mm2", "dense_tops", "attributes", "is_active", "created_at", "updated_at",
+    "id",
+    "owner_id",
+    "manufacturer__name",
+    "part_number",
+    "name",
+    "description",
+    "category",
+    "unit_weight_kg",
+    "length_cm",
+    "width_cm",
+    "height_cm",
+    "unit_value",
+    "currency",
+    "country_of_origin",
+    "hs_code",
+    "is_serialised",
+    "contains_lithium_batteries",
+    "power_draw_w",
+    "rack_units",
+    "port_count",
+    "port_speed_gbps",
+    "gpus_per_server",
+    "accelerator_id",
+    "tpp",
+    "die_area_mm2",
+    "dense_tops",
+    "attributes",
+    "is_active",
+    "created_at",
+    "updated_at",
 )
 
 
@@ -59,19 +89,18 @@ def run(report: Report) -> None:
             visible = Part.objects.visible_to(user)
             expected = size if variant == "coordinator" else size - world.hidden_from_partner
             last = -(-expected // PAGE_SIZE)
+            found = visible.count()
             report.check(
-                visible.count() == expected,
-                f"{variant} at {size:,}: visible_to() gives {visible.count():,} parts, expected {expected:,}",
+                found == expected,
+                f"{variant} at {size:,}: visible_to() gives {found:,} parts, expected {expected:,}",
             )
             baseline = visible.order_by("manufacturer__name", "part_number").values(*VALUES_FIELDS)
 
             # (a) queries per page, at the first, a middle and the last page; correct contents.
-            counts = []
             for page in (1, (last + 1) // 2, last):
                 _get(client, page)  # untimed warm-up; also keeps the token's last_used_at write away
                 with CaptureQueriesContext(connection) as captured:
                     response = _get(client, page)
-                counts.append(len(captured))
                 queries[variant].append((size, page, len(captured)))
                 first_queries.setdefault(variant, [q["sql"] for q in captured.captured_queries])
                 body = response.json()
@@ -85,6 +114,11 @@ def run(report: Report) -> None:
                     [p["id"] for p in body["results"]] == want,
                     f"{variant} at {size:,}, page {page}: the API's parts differ from the values() query's",
                 )
+                if variant == "partner":
+                    hidden = [p["id"] for p in body["results"] if p["owner"] == world.other_supplier.pk]
+                    report.check(
+                        not hidden, f"partner at {size:,}: the API shows another supplier's parts {hidden}"
+                    )
 
             # (b) API time per page and (c) the values() baseline, interleaved page by page.
             pages = [1 + (k * (last - 1)) // (SAMPLED_PAGES - 1) for k in range(SAMPLED_PAGES)] * ROUNDS
@@ -100,19 +134,21 @@ def run(report: Report) -> None:
             api, values = interleaved(api_calls, values_calls, setup=cache.clear)
 
             distinct = sorted({n for s, _, n in queries[variant] if s == size})
-            report.row(**{
+            cells = {
                 "benchmark": f"parts_api {variant}",
                 "rows": expected,
                 "queries/page": ", ".join(str(n) for n in distinct),
                 "API ms/page (median, min)": str(api),
                 "values() ms/page (median, min)": str(values),
                 "ratio": f"{api.median_ms / values.median_ms:.1f}x",
-            })
+            }
+            report.row(**cells)
 
     for variant, observed in queries.items():
         if len({n for _, _, n in observed}) != 1:
             detail = "; ".join(f"{size:,} rows page {page}: {n}" for size, page, n in observed)
             report.check(False, f"{variant}: the queries per page are not constant ({detail})")
+    _breakdown(report, world)
     for variant, sqls in first_queries.items():
         report.note(f"{variant} page 1 runs {len(sqls)} queries: " + " | ".join(_gist(s) for s in sqls))
     report.note(
@@ -126,6 +162,76 @@ def _get(client: APIClient, page: int) -> Any:
     if response.status_code != 200:
         raise AssertionError(f"GET page {page} answered {response.status_code}: {response.content[:300]!r}")
     return response
+
+
+def _breakdown(report: Report, world: _World) -> None:
+    """Where a coordinator's request goes, at the largest size: each step the view takes, timed alone."""
+    client = world.clients["coordinator"]
+    # What PartViewSet.list() runs: its queryset, scoped, ordered by OrderingFilter's default.
+    view_qs = PartViewSet.queryset.all().visible_to(world.coordinator).order_by(*PartViewSet.ordering)
+    context = {"request": Request(APIRequestFactory().get(reverse("api:part-list")))}
+    serializer = PartViewSet.serializer_class
+    last = -(-world.size // PAGE_SIZE)
+    pages = (1, (last + 1) // 2, last)
+    steps = [
+        "whole request",
+        "COUNT(*) for the paginator",
+        "page SELECT to 100 model instances",
+        "  of which SQL and fetch alone",
+        "serializer .data",
+        "JSON rendering",
+        "the rest: test client, middleware, auth, throttle",
+        "for comparison: values() of the page",
+    ]
+    medians: dict[str, dict[int, float]] = {step: {} for step in steps}
+    for page in pages:
+        offset = (page - 1) * PAGE_SIZE
+        page_qs = view_qs[offset : offset + PAGE_SIZE]
+        sql, params = page_qs.query.sql_with_params()
+        instances = list(page_qs)
+        data = serializer(instances, many=True, context=context).data
+        calls = {
+            "whole request": lambda p=page: _get(client, p),
+            "COUNT(*) for the paginator": view_qs.count,
+            "page SELECT to 100 model instances": lambda q=page_qs: list(q.all()),
+            "  of which SQL and fetch alone": lambda s=sql, p=params: _fetch(s, p),
+            "serializer .data": lambda i=instances: serializer(i, many=True, context=context).data,
+            "JSON rendering": lambda d=data: JSONRenderer().render(d),
+            "for comparison: values() of the page": (
+                lambda o=offset: list(view_qs.values(*VALUES_FIELDS)[o : o + PAGE_SIZE])
+            ),
+        }
+        for call in calls.values():
+            call()  # warm-up
+        for step, timing in round_robin(calls, repeat=BREAKDOWN_REPEAT, setup=cache.clear).items():
+            medians[step][page] = timing.median_ms
+        parts = (
+            "COUNT(*) for the paginator",
+            "page SELECT to 100 model instances",
+            "serializer .data",
+            "JSON rendering",
+        )
+        accounted = sum(medians[step][page] for step in parts)
+        medians["the rest: test client, middleware, auth, throttle"][page] = (
+            medians["whole request"][page] - accounted
+        )
+    title = (
+        f"where a coordinator's request goes at {world.size:,} rows "
+        f"(median ms of {BREAKDOWN_REPEAT}, each step alone)"
+    )
+    middle = pages[1]
+    for step in steps:
+        cells: dict[str, Any] = {"step": step}
+        for page in pages:
+            cells[f"page {page}"] = medians[step][page]
+        cells[f"share at page {middle}"] = f"{medians[step][middle] / medians['whole request'][middle]:.0%}"
+        report.row(title, **cells)
+
+
+def _fetch(sql: str, params: Any) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        cursor.fetchall()
 
 
 def _gist(sql: str) -> str:

@@ -1,11 +1,13 @@
 """What a benchmark module gets from the runner: a `Report` to fill and a way to time things.
 
 A benchmark is a module `bench/bench_<name>.py` whose docstring's first line says what it
-measures and which defines `run(report: Report) -> None`. It runs against a fresh, migrated and
-otherwise empty test database, inside a transaction the runner rolls back afterwards. It adds
-rows to the report's table(s), may add notes, and calls `report.check(...)` for its own correctness
-conditions (never for timings): a failed check makes `bench/run.py` exit non-zero.
+measures and which defines `run(report: Report) -> None`. It starts from a fresh, migrated and
+otherwise empty test database and an empty cache, in autocommit as a web request would (the runner
+flushes the database afterwards). It adds rows to the report's table(s), may add notes, and calls
+`report.check(...)` for its own correctness conditions, never for timings: a failed check makes
+`bench/run.py` exit non-zero.
 """
+
 from __future__ import annotations
 
 import gc
@@ -37,13 +39,9 @@ class Timing:
 def measure(fn: Callable[[], Any], *, repeat: int, setup: Callable[[], Any] | None = None) -> Timing:
     """Call `fn` `repeat` times and time each call; `setup` runs before each call, untimed."""
     gc.collect()
-    samples = []
+    samples: list[float] = []
     for _ in range(repeat):
-        if setup is not None:
-            setup()
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
+        samples_of(fn, samples, setup)
     return Timing(samples)
 
 
@@ -56,12 +54,29 @@ def interleaved(
     samples: tuple[list[float], list[float]] = ([], [])
     for pair in zip(first, second, strict=True):
         for call, into in zip(pair, samples, strict=True):
-            if setup is not None:
-                setup()
-            start = time.perf_counter()
-            call()
-            into.append(time.perf_counter() - start)
+            samples_of(call, into, setup)
     return Timing(samples[0]), Timing(samples[1])
+
+
+def round_robin(
+    calls: dict[str, Callable[[], Any]], *, repeat: int, setup: Callable[[], Any] | None = None
+) -> dict[str, Timing]:
+    """Time several calls `repeat` times each, taking turns (a, b, c, a, b, c …) for the same reason."""
+    gc.collect()
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            samples_of(call, samples[name], setup)
+    return {name: Timing(values) for name, values in samples.items()}
+
+
+def samples_of(call: Callable[[], Any], into: list[float], setup: Callable[[], Any] | None = None) -> None:
+    """Run `setup` (untimed), then time one `call` and append its duration to `into`."""
+    if setup is not None:
+        setup()
+    start = time.perf_counter()
+    call()
+    into.append(time.perf_counter() - start)
 
 
 @dataclass

@@ -9,6 +9,7 @@ SQLite by default (an in-memory test database); PostgreSQL when DATABASE_URL is 
 only printed, never asserted. The exit code is non-zero only when a benchmark's own correctness
 check fails (say, the query count of a page grows with the rows) or a benchmark raises.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         test_settings = connection.settings_dict.setdefault("TEST", {})
         test_settings["NAME"] = (test_settings.get("NAME") or f"test_{old_name}") + "_bench"
     started = time.perf_counter()
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     failed: list[str] = []
     try:
+        # serialize=False: no benchmark needs the serialized_rollback snapshot of the fresh database.
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False, serialize=False)
         print(_environment(connection))
         for name, module in modules.items():
             report = Report(name)
@@ -102,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             if report.failures:
                 failed.append(name)
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+        if connection.settings_dict["NAME"] != old_name:  # the test database got created
+            connection.creation.destroy_test_db(old_name, verbosity=0)
         teardown_test_environment()
 
     print(f"\n{len(modules)} benchmark(s) in {time.perf_counter() - started:.1f} s", end="")

@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
+from apps.shipments.api import views as shipments
 
 app_name = "api"
 
@@ -23,8 +24,28 @@ router.register("contacts", accounts.ContactViewSet, basename="contact")
 router.register("tokens", accounts.ApiTokenViewSet, basename="token")
 router.register("parts", catalog.PartViewSet, basename="part")
 router.register("manufacturers", catalog.ManufacturerViewSet, basename="manufacturer")
+router.register("sites", shipments.SiteViewSet, basename="site")
+router.register("shipments", shipments.ShipmentViewSet, basename="shipment")
+router.register("freight-rates", shipments.FreightRateViewSet, basename="freight-rate")
+
+
+def _nested(prefix: str, viewset, basename: str) -> list:
+    """`shipments/{reference}/<prefix>/` routes for a child viewset."""
+    base = f"shipments/<str:shipment_reference>/{prefix}/"
+    return [
+        path(base, viewset.as_view({"get": "list", "post": "create"}), name=f"{basename}-list"),
+        path(
+            f"{base}<int:pk>/",
+            viewset.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
+            name=f"{basename}-detail",
+        ),
+    ]
+
 
 urlpatterns = [
     path("me/", accounts.MeView.as_view(), name="me"),
+    *_nested("lines", shipments.LineViewSet, "shipment-line"),
+    *_nested("packages", shipments.PackageViewSet, "shipment-package"),
+    *_nested("legs", shipments.LegViewSet, "shipment-leg"),
     *router.urls,
 ]

@@ -4,11 +4,16 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from apps.core.admin import AuditTrailAdminMixin
 
 from . import services
-from .models import ApiToken, Contact, Organisation, Registration, User
+from .models import ApiToken, Contact, Organisation, Registration, ServiceCoverage, User
 
 
 class RegistrationInline(admin.TabularInline):
     model = Registration
+    extra = 0
+
+
+class CoverageInline(admin.TabularInline):
+    model = ServiceCoverage
     extra = 0
 
 
@@ -22,7 +27,7 @@ class OrganisationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_display = ("legal_name", "kind", "city", "country", "is_active")
     list_filter = ("kind", "country", "is_active")
     search_fields = ("legal_name", "trading_name", "city")
-    inlines = [RegistrationInline, ContactInline]
+    inlines = [RegistrationInline, CoverageInline, ContactInline]
 
 
 @admin.register(User)

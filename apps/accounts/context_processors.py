@@ -4,7 +4,10 @@ from django.urls import reverse
 
 _NAV = [
     ("Dashboard", "dashboard", "dashboard.view"),
+    ("Shipments", "shipments:shipment-list", "shipments.view"),
     ("Parts", "catalog:part-list", "catalog.view"),
+    ("Sites", "shipments:site-list", "sites.view"),
+    ("Freight rates", "shipments:rate-list", "freight.view"),
     ("Organisations", "accounts:organisation-list", "organisations.view"),
     ("API tokens", "accounts:token-list", "tokens.manage"),
 ]

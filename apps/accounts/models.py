@@ -128,6 +128,36 @@ class Registration(AuditedModel, TimeStampedModel):
         return self.valid_until is not None and self.valid_until < timezone.localdate()
 
 
+class RecordService(models.TextChoices):
+    IMPORTER_OF_RECORD = "ior", "Importer of record"
+    EXPORTER_OF_RECORD = "eor", "Exporter of record"
+
+
+class ServiceCoverage(AuditedModel, TimeStampedModel):
+    """A country where an IOR or EOR provider acts as importer or exporter of record."""
+
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="coverage")
+    service = models.CharField(max_length=3, choices=RecordService.choices)
+    country = CountryField()
+
+    objects = OrgScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["service", "country"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organisation", "service", "country"], name="accounts_coverage_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_service_display()} in {self.country}"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(organisation_id=organisation_id)
+
+
 class Contact(AuditedModel, TimeStampedModel):
     """A person to talk to at an organisation."""
 

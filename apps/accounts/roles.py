@@ -25,6 +25,21 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "users.manage": frozenset({Role.ADMIN}),
     "tokens.manage": ALL_ROLES,
     "audit.view": ALL_ROLES,
+    # Shipments: partners act on their own (scoping decides which).
+    "shipments.view": ALL_ROLES,
+    "shipments.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "shipments.submit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "shipments.approve": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "shipments.book": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    "shipments.track": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER, Role.WAREHOUSE_OPERATOR}),
+    "shipments.hold": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "shipments.release_customs_hold": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "shipments.release_compliance_hold": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "shipments.cancel": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    "sites.view": ALL_ROLES,
+    "sites.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "freight.view": ALL_ROLES,
+    "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
 }
 
 

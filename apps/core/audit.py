@@ -10,16 +10,15 @@ are recorded explicitly by the service that makes them (`record_transition`).
 from __future__ import annotations
 
 import contextvars
-import datetime as dt
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.db import models
 from django.db.models.signals import post_delete, post_save
+
+from .jsonable import jsonable
 
 _context: contextvars.ContextVar[AuditContext | None] = contextvars.ContextVar("audit_context", default=None)
 
@@ -81,18 +80,18 @@ class AuditContextMiddleware:
             return self.get_response(request)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    return value
+def _before(instance: models.Model) -> dict[str, Any]:
+    if hasattr(instance, "_audit_snapshot"):
+        return instance._audit_snapshot
+    loaded = getattr(instance, "_audit_loaded", None)
+    if loaded is None:
+        return {}
+    exclude = set(getattr(instance, "audit_exclude", ()))
+    return {
+        field.name: jsonable(loaded[field.attname])
+        for field in instance._meta.concrete_fields
+        if field.name not in exclude and field.attname in loaded
+    }
 
 
 def snapshot(instance: models.Model) -> dict[str, Any]:
@@ -101,20 +100,25 @@ def snapshot(instance: models.Model) -> dict[str, Any]:
     for field in instance._meta.concrete_fields:
         if field.name in exclude or field.attname not in instance.__dict__:
             continue
-        values[field.name] = _jsonable(getattr(instance, field.attname))
+        values[field.name] = jsonable(getattr(instance, field.attname))
     return values
 
 
 def record(
-    instance: models.Model, *, action: str, changes: dict[str, Any] | None = None, message: str = ""
+    instance: models.Model,
+    *,
+    action: str,
+    changes: dict[str, Any] | None = None,
+    message: str = "",
+    actor: Any = None,
 ) -> Any:
-    """Append one event to the audit log for `instance`."""
+    """Append one event to the audit log for `instance` (by `actor`, else the context's user)."""
     from django.contrib.contenttypes.models import ContentType
 
     from .models import AuditEvent
 
     ctx = current_context()
-    actor = ctx.resolve_actor()
+    actor = actor or ctx.resolve_actor()
     return AuditEvent.objects.create(
         actor=actor,
         actor_label=_actor_label(actor),
@@ -130,10 +134,12 @@ def record(
 
 
 def record_transition(
-    instance: models.Model, *, field: str, before: str, after: str, reason: str = ""
+    instance: models.Model, *, field: str, before: str, after: str, reason: str = "", actor: Any = None
 ) -> Any:
     """Called by the one service that changes an object's state, inside its transaction."""
-    return record(instance, action="transition", changes={field: [before, after]}, message=reason)
+    return record(
+        instance, action="transition", changes={field: [before, after]}, message=reason, actor=actor
+    )
 
 
 def _actor_label(actor: Any) -> str:
@@ -153,7 +159,7 @@ def _on_save(sender, instance, created, raw=False, **kwargs):
             instance, action="create", changes={k: [None, v] for k, v in after.items() if v not in (None, "")}
         )
     else:
-        before = getattr(instance, "_audit_snapshot", {})
+        before = _before(instance)
         changes = {k: [before.get(k), v] for k, v in after.items() if k in before and before.get(k) != v}
         if changes:
             record(instance, action="update", changes=changes)

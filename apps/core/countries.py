@@ -8,7 +8,11 @@ from django.core.exceptions import ValidationError
 
 @cache
 def _countries() -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(((c.alpha_2, c.name) for c in pycountry.countries), key=lambda c: c[1]))
+    return tuple(
+        sorted(
+            ((c.alpha_2, getattr(c, "common_name", c.name)) for c in pycountry.countries), key=lambda c: c[1]
+        )
+    )
 
 
 @cache

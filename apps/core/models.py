@@ -31,9 +31,9 @@ class AuditedModel(models.Model):
     @classmethod
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
-        from .audit import snapshot
-
-        instance._audit_snapshot = snapshot(instance)
+        # Keep the loaded values as they came (cheap); the "before" snapshot is built from them
+        # only when the object is saved.
+        instance._audit_loaded = dict(zip(field_names, values, strict=False))
         return instance
 
 
@@ -109,3 +109,40 @@ class AuditEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("The audit log is append-only.")
+
+
+class ReferenceSequence(models.Model):
+    """Gap-free running numbers per prefix and year (SHP-2026-000123, CI-2026-000045 …)."""
+
+    prefix = models.CharField(max_length=10)
+    year = models.PositiveSmallIntegerField()
+    last_number = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["prefix", "year"], name="core_reference_sequence_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}-{self.year}: {self.last_number}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a request sent with an `Idempotency-Key`, replayed for repeats."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    request_fingerprint = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="core_idempotency_key_unique_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} [{self.key}]"

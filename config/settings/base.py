@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "apps.core",
     "apps.accounts",
     "apps.catalog",
+    "apps.shipments",
 ]
 
 MIDDLEWARE = [
@@ -164,6 +165,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "CountryEnum": "apps.core.countries.COUNTRY_CHOICES",
+        "ShipmentStatusEnum": "apps.shipments.models.ShipmentStatus",
+        "OrganisationKindEnum": "apps.accounts.models.OrganisationKind",
+        "SiteKindEnum": "apps.shipments.models.SiteKind",
+        "TransportModeEnum": "apps.shipments.models.TransportMode",
+        "FreightModeEnum": "apps.shipments.models.freight.FREIGHT_MODE_CHOICES",
     },
 }
 

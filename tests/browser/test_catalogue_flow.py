@@ -10,9 +10,15 @@ from tests.factories import PASSWORD, PartFactory, UserFactory
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture
@@ -51,8 +57,14 @@ def test_coordinator_logs_in_searches_and_opens_a_part(page, live_server, transa
     from playwright.sync_api import expect
 
     UserFactory(username="sam", role=Role.COORDINATOR)
-    PartFactory(part_number="MMA4Z00-NS", name="800G twin-port OSFP SR8", category="optical_transceiver",
-                hs_code="851762", country_of_origin="TH", power_draw_w=15)  # fmt: skip
+    PartFactory(
+        part_number="MMA4Z00-NS",
+        name="800G twin-port OSFP SR8",
+        category="optical_transceiver",
+        hs_code="851762",
+        country_of_origin="TH",
+        power_draw_w=15,
+    )
     PartFactory(part_number="SN2201", name="Out-of-band Ethernet switch")
 
     page.goto(f"{live_server.url}/parts/")

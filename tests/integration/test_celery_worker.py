@@ -52,10 +52,30 @@ def test_worker_runs_a_task_from_the_broker_and_stores_the_result():
         "REDIS_URL": settings.REDIS_URL,
     }
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--queues", queue, "--pool", "solo",
-         "--hostname", f"{queue}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--queues",
+            queue,
+            "--pool",
+            "solo",
+            "--hostname",
+            f"{queue}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     eager = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = False
     try:

@@ -1,0 +1,342 @@
+from rest_framework import serializers
+
+from apps.accounts.models import Organisation
+from apps.catalog.models import Part
+from apps.core.hscodes import normalise_hs_code
+
+from ..engines.incoterms import rule as incoterm_rule
+from ..models import (
+    EventCode,
+    FreightRate,
+    Incoterm,
+    Leg,
+    Package,
+    PackageType,
+    PartyRole,
+    Shipment,
+    ShipmentLine,
+    Site,
+    TrackingEvent,
+)
+from ..selectors import is_late, package_dangerous_goods
+
+
+class SiteSerializer(serializers.ModelSerializer):
+    owner = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Site
+        fields = [
+            "id",
+            "owner",
+            "name",
+            "kind",
+            "is_bonded",
+            "address_line1",
+            "city",
+            "postal_code",
+            "country",
+            "unlocode",
+            "iata_code",
+        ]
+        validators: list = []
+
+
+class SiteBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Site
+        fields = ["id", "name", "kind", "city", "country", "unlocode", "iata_code"]
+
+
+class PartySerializer(serializers.Serializer):
+    role = serializers.CharField()
+    organisation = serializers.IntegerField(source="organisation_id")
+    name = serializers.CharField(source="organisation.legal_name")
+    country = serializers.CharField(source="organisation.country")
+
+
+class ShipmentSerializer(serializers.ModelSerializer):
+    """A shipment as partners read it."""
+
+    origin = SiteBriefSerializer()
+    destination = SiteBriefSerializer()
+    parties = PartySerializer(many=True)
+    is_late = serializers.SerializerMethodField()
+    incoterm_rule = serializers.SerializerMethodField()
+    line_count = serializers.IntegerField(read_only=True, required=False)
+    url = serializers.HyperlinkedIdentityField(view_name="api:shipment-detail", lookup_field="reference")
+
+    class Meta:
+        model = Shipment
+        fields = [
+            "reference",
+            "url",
+            "status",
+            "hold_kind",
+            "hold_reason",
+            "held_from",
+            "owner",
+            "origin",
+            "destination",
+            "parties",
+            "incoterm",
+            "incoterm_place",
+            "incoterm_rule",
+            "mode",
+            "ready_date",
+            "required_by",
+            "eta",
+            "is_late",
+            "currency",
+            "insurance_value",
+            "reason_for_export",
+            "instructions",
+            "line_count",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_is_late(self, obj) -> bool:
+        return is_late(obj)
+
+    def get_incoterm_rule(self, obj) -> dict:
+        rule = incoterm_rule(obj.incoterm)
+        return {
+            "export_clearance": rule.export_clearance,
+            "import_clearance": rule.import_clearance,
+            "main_carriage_paid_by": rule.main_carriage_paid_by,
+            "insurance_by": rule.insurance_by,
+        }
+
+
+class ShipmentWriteSerializer(serializers.ModelSerializer):
+    """Create or change a shipment. `parties` maps a role to an organisation id."""
+
+    origin = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+    destination = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+    incoterm = serializers.ChoiceField(choices=Incoterm.choices)
+    parties = serializers.DictField(
+        child=serializers.PrimaryKeyRelatedField(
+            queryset=Organisation.objects.filter(is_active=True), allow_null=True
+        ),
+        required=False,
+        write_only=True,
+    )
+
+    class Meta:
+        model = Shipment
+        fields = [
+            "origin",
+            "destination",
+            "incoterm",
+            "incoterm_place",
+            "mode",
+            "ready_date",
+            "required_by",
+            "currency",
+            "insurance_value",
+            "reason_for_export",
+            "instructions",
+            "parties",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:
+            visible = Site.objects.visible_to(request.user)
+            self.fields["origin"].queryset = visible
+            self.fields["destination"].queryset = visible
+
+    def validate_parties(self, value):
+        unknown = sorted(set(value) - set(PartyRole.values))
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown party role(s) {', '.join(unknown)}; use {', '.join(PartyRole.values)}."
+            )
+        return value
+
+
+class LineSerializer(serializers.ModelSerializer):
+    part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.filter(is_active=True))
+    part_number = serializers.CharField(source="part.part_number", read_only=True)
+    line_value = serializers.DecimalField(max_digits=18, decimal_places=2, read_only=True)
+    serials = serializers.ListField(child=serializers.CharField(max_length=80), required=False)
+    unit_value = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, min_value=0)
+    description = serializers.CharField(required=False, max_length=300)
+    country_of_origin = serializers.CharField(required=False, max_length=2)
+    hs_code = serializers.CharField(required=False, max_length=14)
+
+    class Meta:
+        model = ShipmentLine
+        fields = [
+            "id",
+            "line_number",
+            "part",
+            "part_number",
+            "description",
+            "quantity",
+            "unit_value",
+            "line_value",
+            "country_of_origin",
+            "hs_code",
+            "serials",
+            "export_classification",
+        ]
+        read_only_fields = ["line_number", "export_classification"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:
+            self.fields["part"].queryset = Part.objects.visible_to(request.user).filter(is_active=True)
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["serials"] = [s.serial for s in instance.serials.all()]
+        return data
+
+    def validate_hs_code(self, value):
+        return normalise_hs_code(value)
+
+
+class PackageItemSerializer(serializers.Serializer):
+    line = serializers.IntegerField(min_value=1, help_text="Line number on this shipment.")
+    quantity = serializers.IntegerField(min_value=1)
+
+
+class PackageSerializer(serializers.ModelSerializer):
+    package_type = serializers.ChoiceField(choices=PackageType.choices)
+    items = PackageItemSerializer(many=True)
+    serials = serializers.ListField(child=serializers.CharField(max_length=80), required=False)
+    dangerous_goods = serializers.SerializerMethodField()
+    volume_m3 = serializers.DecimalField(max_digits=10, decimal_places=3, read_only=True)
+
+    class Meta:
+        model = Package
+        fields = [
+            "id",
+            "number",
+            "package_type",
+            "length_cm",
+            "width_cm",
+            "height_cm",
+            "volume_m3",
+            "gross_kg",
+            "net_kg",
+            "items",
+            "serials",
+            "dangerous_goods",
+            "tilt_indicator",
+            "shock_indicator",
+            "keep_dry",
+            "marks",
+        ]
+        read_only_fields = ["number"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["items"] = [{"line": i.line.line_number, "quantity": i.quantity} for i in instance.items.all()]
+        data["serials"] = [s.serial for s in instance.serials.all()]
+        return data
+
+    def get_dangerous_goods(self, obj) -> list[str]:
+        return package_dangerous_goods(obj)
+
+
+class LegSerializer(serializers.ModelSerializer):
+    origin = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+    destination = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+    lines = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        help_text="Line numbers this leg carries (inbound legs).",
+    )
+
+    class Meta:
+        model = Leg
+        fields = [
+            "id",
+            "sequence",
+            "role",
+            "origin",
+            "destination",
+            "mode",
+            "carrier",
+            "transport_document",
+            "lines",
+            "planned_departure",
+            "planned_arrival",
+            "actual_departure",
+            "actual_arrival",
+        ]
+        read_only_fields = ["actual_departure", "actual_arrival"]
+        extra_kwargs = {"sequence": {"required": False}}
+        validators: list = []
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["lines"] = [line.line_number for line in instance.lines.all()]
+        return data
+
+
+class EventSerializer(serializers.ModelSerializer):
+    code = serializers.ChoiceField(choices=EventCode.choices)
+    leg = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        source="leg_id",
+        help_text="Leg id, when the event belongs to one leg.",
+    )
+    posted_by = serializers.CharField(source="posted_by.username", read_only=True)
+    organisation = serializers.CharField(source="organisation.legal_name", read_only=True, default=None)
+
+    class Meta:
+        model = TrackingEvent
+        fields = [
+            "id",
+            "code",
+            "occurred_at",
+            "location",
+            "remarks",
+            "eta",
+            "leg",
+            "posted_by",
+            "organisation",
+            "recorded_at",
+            "status_before",
+            "status_after",
+        ]
+        read_only_fields = ["recorded_at", "status_before", "status_after"]
+
+
+class TransitionSerializer(serializers.Serializer):
+    to = serializers.CharField(help_text="Target status, or 'release' to lift a hold.")
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    hold_kind = serializers.ChoiceField(
+        choices=[("compliance", "compliance"), ("customs", "customs")], required=False, allow_blank=True
+    )
+
+
+class FreightRateSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FreightRate
+        fields = [
+            "id",
+            "origin_country",
+            "destination_country",
+            "mode",
+            "service",
+            "carrier",
+            "currency",
+            "price_per_kg",
+            "price_20gp",
+            "price_40gp",
+            "price_40hc",
+            "price_per_cbm",
+            "price_per_tonne",
+            "minimum_charge",
+            "transit_days",
+            "valid_from",
+            "valid_to",
+        ]

@@ -1,0 +1,354 @@
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
+from apps.core.idempotency import idempotent
+from apps.core.scoping import CHANGE, VIEW
+
+from .. import services
+from ..engines.freight import NoRateError
+from ..filters import FreightRateFilter, ShipmentFilter, SiteFilter
+from ..models import FreightRate, Leg, Package, Shipment, ShipmentLine, Site
+from ..presenters import freight_plan_data
+from .serializers import (
+    EventSerializer,
+    FreightRateSerializer,
+    LegSerializer,
+    LineSerializer,
+    PackageSerializer,
+    ShipmentSerializer,
+    ShipmentWriteSerializer,
+    SiteSerializer,
+    TransitionSerializer,
+)
+
+REF = OpenApiParameter("shipment_reference", str, OpenApiParameter.PATH, description="e.g. SHP-2026-000123")
+
+
+def _refused(exc: services.TransitionRefused) -> Response:
+    return Response({"detail": exc.message, "reasons": exc.reasons}, status=status.HTTP_409_CONFLICT)
+
+
+class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
+    """Factories, warehouses, ports, airports and data centres."""
+
+    queryset = Site.objects.select_related("owner")
+    serializer_class = SiteSerializer
+    filterset_class = SiteFilter
+    ordering_fields = ["name", "country", "city", "kind"]
+    capabilities = {"read": "sites.view", "write": "sites.edit"}
+
+    def perform_create(self, serializer):
+        serializer.instance = services.site_create(actor=self.request.user, fields=serializer.validated_data)
+
+    def perform_update(self, serializer):
+        serializer.instance = services.site_update(site=serializer.instance, fields=serializer.validated_data)
+
+
+class ShipmentViewSet(
+    AuditHistoryMixin,
+    OrgScopedViewSetMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
+    """Shipments. Partners see the shipments their organisation created or is a party to."""
+
+    queryset = Shipment.objects.all()
+    serializer_class = ShipmentSerializer
+    lookup_field = "reference"
+    filterset_class = ShipmentFilter
+    ordering_fields = ["reference", "required_by", "ready_date", "eta", "status", "created_at"]
+    ordering = ["-created_at"]
+    capabilities = {
+        "read": "shipments.view",
+        "write": "shipments.edit",
+        "transition": "shipments.view",
+        "events": "shipments.view",
+        "freight_options": "shipments.view",
+    }
+
+    def get_base_queryset(self):
+        return Shipment.objects.for_list().prefetch_related("parties__organisation")
+
+    def get_queryset(self):
+        # Posting an event or asking for a transition needs visibility; the service checks the rest.
+        if self.action in ("events", "transition", "freight_options"):
+            return self.get_base_queryset().visible_to(self.request.user, VIEW)
+        return super().get_queryset()
+
+    def get_serializer_class(self):
+        if self.action in ("create", "update", "partial_update"):
+            return ShipmentWriteSerializer
+        return ShipmentSerializer
+
+    @extend_schema(request=ShipmentWriteSerializer, responses={201: ShipmentSerializer})
+    def create(self, request, *args, **kwargs):
+        serializer = ShipmentWriteSerializer(data=request.data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        parties = data.pop("parties", {})
+        shipment = services.shipment_create(actor=request.user, fields=data, parties=parties)
+        return Response(self._read(shipment), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=ShipmentWriteSerializer, responses=ShipmentSerializer)
+    def update(self, request, *args, **kwargs):
+        shipment = self.get_object()
+        partial = kwargs.pop("partial", False)
+        serializer = ShipmentWriteSerializer(
+            shipment, data=request.data, partial=partial, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        parties = data.pop("parties", None)
+        with transaction.atomic():
+            if data:
+                shipment = services.shipment_update(shipment=shipment, fields=data)
+            for role, organisation in (parties or {}).items():
+                services.party_set(shipment=shipment, role=role, organisation=organisation)
+        return Response(self._read(shipment))
+
+    def _read(self, shipment):
+        fresh = self.get_base_queryset().get(pk=shipment.pk)
+        return ShipmentSerializer(fresh, context=self.get_serializer_context()).data
+
+    @extend_schema(request=TransitionSerializer, responses={200: ShipmentSerializer, 409: None})
+    @action(detail=True, methods=["post"])
+    def transition(self, request, reference=None):
+        """Move the shipment along its status flow (`to`: a status, or `release`). 409 when refused."""
+        shipment = self.get_object()
+        if not Shipment.objects.visible_to(request.user, CHANGE).filter(pk=shipment.pk).exists():
+            return Response(
+                {"detail": "Your organisation may read this shipment but not change it."},
+                status=status.HTTP_403_FORBIDDEN,
+            )
+        serializer = TransitionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            shipment = services.shipment_transition(
+                shipment=shipment,
+                target=serializer.validated_data["to"],
+                actor=request.user,
+                reason=serializer.validated_data.get("reason", ""),
+                hold_kind=serializer.validated_data.get("hold_kind", ""),
+            )
+        except services.TransitionRefused as exc:
+            return _refused(exc)
+        return Response(self._read(shipment))
+
+    @extend_schema(
+        methods=["post"],
+        request=EventSerializer,
+        responses={201: EventSerializer},
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="A repeated key returns the first result and creates nothing.",
+            )
+        ],
+    )
+    @extend_schema(methods=["get"], responses=EventSerializer(many=True))
+    @action(detail=True, methods=["get", "post"])
+    def events(self, request, reference=None):
+        """The tracking timeline (sorted by event time); forwarders and brokers post milestones here."""
+        shipment = self.get_object()
+        if request.method == "GET":
+            events = shipment.events.select_related("posted_by", "organisation").order_by("occurred_at", "id")
+            page = self.paginate_queryset(events)
+            return self.get_paginated_response(EventSerializer(page, many=True).data)
+        if (
+            not request.user.can("shipments.track")
+            or not Shipment.objects.visible_to(request.user, CHANGE).filter(pk=shipment.pk).exists()
+        ):
+            return Response(
+                {"detail": "Your organisation may not post events on this shipment."},
+                status=status.HTTP_403_FORBIDDEN,
+            )
+
+        def handler():
+            serializer = EventSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            leg = None
+            if data.get("leg_id"):
+                leg = Leg.objects.filter(pk=data["leg_id"], shipment=shipment).first()
+                if leg is None:
+                    raise ValidationError(
+                        {"leg": f"Leg {data['leg_id']} is not a leg of {shipment.reference}."}
+                    )
+            try:
+                event = services.event_record(
+                    shipment=shipment,
+                    actor=request.user,
+                    code=data["code"],
+                    occurred_at=data["occurred_at"],
+                    location=data.get("location", ""),
+                    remarks=data.get("remarks", ""),
+                    leg=leg,
+                    eta=data.get("eta"),
+                )
+            except services.TransitionRefused as exc:
+                return _refused(exc)
+            return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
+
+        return idempotent(request, handler)
+
+    @extend_schema(
+        responses=inline_serializer(
+            "FreightPlan",
+            {
+                "recommendation": serializers.JSONField(),
+                "options": serializers.JSONField(),
+                "landed_cost": serializers.JSONField(),
+            },
+        )
+    )
+    @action(detail=True, methods=["get"], url_path="freight-options")
+    def freight_options(self, request, reference=None):
+        """Options per mode from the lane's rate table, a recommendation and a landed-cost estimate."""
+        shipment = self.get_object()
+        try:
+            return Response(freight_plan_data(shipment))
+        except NoRateError as exc:
+            return Response({"lane": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class _ShipmentChildViewSet(OrgScopedViewSetMixin, viewsets.ModelViewSet):
+    """Lines, packages and legs live under `/shipments/{reference}/…/`, scoped through the shipment."""
+
+    capabilities = {"read": "shipments.view", "write": "shipments.edit"}
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_shipment(self) -> Shipment:
+        if not hasattr(self, "_shipment"):
+            action = VIEW if self.request.method in ("GET", "HEAD", "OPTIONS") else CHANGE
+            self._shipment = get_object_or_404(
+                Shipment.objects.visible_to(self.request.user, action),
+                reference=self.kwargs["shipment_reference"],
+            )
+        return self._shipment
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset.none()
+        return self.queryset.filter(shipment=self.get_shipment())
+
+    def _lines_by_number(self, numbers, field):
+        lines = {line.line_number: line for line in self.get_shipment().lines.all()}
+        missing = [n for n in numbers if n not in lines]
+        if missing:
+            raise ValidationError(
+                {field: f"No line {', '.join(map(str, missing))} on {self.get_shipment()}."}
+            )
+        return [lines[n] for n in numbers]
+
+
+@extend_schema(parameters=[REF])
+class LineViewSet(_ShipmentChildViewSet):
+    queryset = ShipmentLine.objects.select_related("part").prefetch_related("serials")
+    serializer_class = LineSerializer
+    ordering_fields = ["line_number", "quantity", "unit_value"]
+    ordering = ["line_number"]
+    filterset_fields = ["part", "hs_code", "country_of_origin"]
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        part, quantity, serials = data.pop("part"), data.pop("quantity"), data.pop("serials", None)
+        serializer.instance = services.line_add(
+            shipment=self.get_shipment(), part=part, quantity=quantity, fields=data, serials=serials
+        )
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        serials = data.pop("serials", None)
+        data.pop("part", None)
+        with transaction.atomic():
+            line = services.line_update(line=serializer.instance, fields=data)
+            if serials is not None:
+                services.serials_set(line=line, serials=serials)
+        serializer.instance = line
+
+    def perform_destroy(self, instance):
+        services.line_remove(line=instance)
+
+
+@extend_schema(parameters=[REF])
+class PackageViewSet(_ShipmentChildViewSet):
+    queryset = Package.objects.prefetch_related("items__line__part", "serials")
+    serializer_class = PackageSerializer
+    ordering_fields = ["number", "gross_kg"]
+    ordering = ["number"]
+    filterset_fields = ["package_type"]
+    http_method_names = ["get", "post", "delete", "head", "options"]
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        items = data.pop("items")
+        serials = data.pop("serials", None)
+        lines = self._lines_by_number([i["line"] for i in items], "items")
+        pairs = [(line, item["quantity"]) for line, item in zip(lines, items, strict=True)]
+        serializer.instance = services.package_add(
+            shipment=self.get_shipment(), fields=data, items=pairs, serials=serials
+        )
+
+    def perform_destroy(self, instance):
+        services.package_remove(package=instance)
+
+
+@extend_schema(parameters=[REF])
+class LegViewSet(_ShipmentChildViewSet):
+    queryset = Leg.objects.select_related("origin", "destination").prefetch_related("lines")
+    serializer_class = LegSerializer
+    ordering_fields = ["sequence"]
+    ordering = ["sequence"]
+    filterset_fields = ["role", "mode"]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_serializer(self, *args, **kwargs):
+        serializer = super().get_serializer(*args, **kwargs)
+        visible = Site.objects.visible_to(self.request.user)
+        serializer.fields["origin"].queryset = visible
+        serializer.fields["destination"].queryset = visible
+        return serializer
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        numbers = data.pop("lines", [])
+        lines = self._lines_by_number(numbers, "lines")
+        serializer.instance = services.leg_add(shipment=self.get_shipment(), fields=data, lines=lines)
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        numbers = data.pop("lines", None)
+        lines = self._lines_by_number(numbers, "lines") if numbers is not None else None
+        serializer.instance = services.leg_update(leg=serializer.instance, fields=data, lines=lines)
+
+
+class FreightRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
+    """The rate table per lane: readable by every user, kept by coordinators."""
+
+    queryset = FreightRate.objects.all()
+    serializer_class = FreightRateSerializer
+    filterset_class = FreightRateFilter
+    ordering_fields = ["origin_country", "destination_country", "mode", "valid_from", "transit_days"]
+    capabilities = {"read": "freight.view", "write": "freight.edit"}
+
+    def perform_create(self, serializer):
+        instance = FreightRate(**serializer.validated_data)
+        instance.full_clean()
+        instance.save()
+        serializer.instance = instance
+
+    def perform_update(self, serializer):
+        instance = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(instance, key, value)
+        instance.full_clean()
+        instance.save()

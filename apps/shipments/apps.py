@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ShipmentsConfig(AppConfig):
+    name = "apps.shipments"
+    verbose_name = "Shipments and freight"

@@ -1,0 +1,580 @@
+"""Demo sites, rate and tariff tables, IOR/EOR coverage and shipments in several states.
+
+Safe to run again: every record is looked up by a natural key first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from django.utils import timezone
+
+from apps.accounts.models import Organisation, OrganisationKind, RecordService, ServiceCoverage, User
+from apps.catalog.models import Part
+from apps.core.audit import audit_context
+
+from . import services
+from .models import DestinationTax, FreightRate, LegRole, Shipment, ShipmentStatus, Site, TariffRate
+
+D = Decimal
+OPERATOR_SITES = [
+    # name, kind, city, country, iata, unlocode, bonded
+    ("Taiwan Taoyuan International Airport", "airport", "Taoyuan", "TW", "TPE", "TWTPE", False),
+    ("Chennai International Airport", "airport", "Chennai", "IN", "MAA", "INMAA", False),
+    ("Singapore Changi Airport", "airport", "Singapore", "SG", "SIN", "SGSIN", False),
+    ("Guadalajara International Airport", "airport", "Guadalajara", "MX", "GDL", "MXGDL", False),
+    ("San Francisco International Airport", "airport", "San Francisco", "US", "SFO", "USSFO", False),
+    ("Port of Kaohsiung", "seaport", "Kaohsiung", "TW", "", "TWKHH", False),
+    ("Port of Chennai", "seaport", "Chennai", "IN", "", "INMAA", False),
+    ("Port of Singapore", "seaport", "Singapore", "SG", "", "SGSIN", False),
+    ("Rackpass Bonded Hub Singapore", "warehouse", "Singapore", "SG", "", "", True),
+    ("Chennai AI Compute — Siruseri DC1", "data_centre", "Chennai", "IN", "", "", False),
+    ("Jabil Guadalajara (NVIDIA networking)", "factory", "Zapopan", "MX", "", "", False),
+]
+SUPPLIER_SITES = [
+    ("Quanta Cloud Technology Inc.", "QCT Guishan Factory", "factory", "Taoyuan", "TW"),
+    ("Super Micro Computer, Inc.", "Supermicro San Jose Campus", "factory", "San Jose", "US"),
+]
+VALID = (dt.date(2026, 1, 1), dt.date(2027, 12, 31))
+# origin, destination, mode, service, carrier, per kg, 20GP, 40GP, 40HC, LCL/cbm, LCL/t, minimum, days
+RATES = [
+    (
+        "TW",
+        "IN",
+        "air",
+        "Air general cargo",
+        "China Airlines Cargo",
+        "4.20",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "250",
+        5,
+    ),
+    ("TW", "IN", "ocean", "Ocean FCL/LCL", "Evergreen", None, "1400", "2200", "2400", "65", "45", "150", 18),
+    ("TW", "SG", "air", "Air general cargo", "EVA Air Cargo", "2.10", None, None, None, None, None, "150", 3),
+    ("TW", "SG", "ocean", "Ocean FCL", "Evergreen", None, "650", "1100", "1200", "40", "30", "100", 7),
+    (
+        "MX",
+        "SG",
+        "air",
+        "Air general cargo",
+        "Lufthansa Cargo",
+        "5.80",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "300",
+        6,
+    ),
+    ("MX", "SG", "ocean", "Ocean FCL", "CMA CGM", None, "2900", "4000", "4200", "85", "60", "200", 35),
+    (
+        "SG",
+        "IN",
+        "air",
+        "Air general cargo",
+        "Singapore Airlines Cargo",
+        "1.90",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "150",
+        2,
+    ),
+    ("SG", "IN", "ocean", "Ocean FCL/LCL", "ONE", None, "600", "850", "900", "40", "30", "100", 7),
+    ("US", "IN", "air", "Air general cargo", "Atlas Air", "5.50", None, None, None, None, None, "300", 6),
+    ("US", "IN", "ocean", "Ocean FCL", "Maersk", None, "2600", "3500", "3800", "90", "60", "200", 32),
+    (
+        "MX",
+        "IN",
+        "air",
+        "Air general cargo",
+        "Lufthansa Cargo",
+        "6.40",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "300",
+        7,
+    ),
+]
+# India's basic customs duty by HS prefix (estimates for planning; check the current schedule).
+TARIFF_IN = [
+    ("8471", "0", "ITA: computers duty-free"),
+    ("847330", "0", "ITA: parts of ADP machines"),
+    ("8517", "0.20", "Telecom/network equipment outside India's ITA concessions"),
+    ("8544", "0.10", "Insulated wire and cable"),
+    ("8504", "0.15", "Static converters / UPS"),
+    ("8537", "0.10", "Boards and panels for electric control"),
+    ("8419", "0.075", "Heat-exchange equipment"),
+    ("9403", "0.25", "Metal furniture (racks)"),
+]
+TAXES = [
+    # country, basis, VAT name, rate, levy on duty, brokerage, handling
+    ("IN", "CIF", "IGST", "0.18", "0.10", "350", "120"),
+    ("SG", "CIF", "GST", "0.09", "0", "150", "80"),
+    ("US", "FOB", "None", "0", "0", "250", "100"),
+]
+
+
+def _site(owner, name, kind, city, country, iata="", unlocode="", bonded=False):
+    site = Site.objects.filter(owner=owner, name=name).first()
+    if site is None:
+        site = Site(
+            owner=owner,
+            name=name,
+            kind=kind,
+            city=city,
+            country=country,
+            iata_code=iata,
+            unlocode=unlocode,
+            is_bonded=bonded,
+        )
+        site.full_clean()
+        site.save()
+    return site
+
+
+def _reference_data() -> None:
+    operator = Organisation.objects.get(kind=OrganisationKind.OPERATOR)
+    for name, kind, city, country, iata, unlocode, bonded in OPERATOR_SITES:
+        _site(
+            operator,
+            name,
+            kind,
+            city,
+            country,
+            iata if kind == "airport" else "",
+            unlocode if kind != "airport" else "",
+            bonded,
+        )
+    for org_name, name, kind, city, country in SUPPLIER_SITES:
+        _site(Organisation.objects.get(legal_name=org_name), name, kind, city, country)
+    for org_name, service, country in [
+        ("Bharat IOR Services Pvt. Ltd.", RecordService.IMPORTER_OF_RECORD, "IN"),
+        ("Formosa Export Services Co., Ltd.", RecordService.EXPORTER_OF_RECORD, "TW"),
+        ("Meridian Air & Ocean Freight Pte. Ltd.", RecordService.IMPORTER_OF_RECORD, "SG"),
+    ]:
+        ServiceCoverage.objects.get_or_create(
+            organisation=Organisation.objects.get(legal_name=org_name), service=service, country=country
+        )
+    for o, d, mode, service, carrier, kg, p20, p40, p40hc, cbm, tonne, minimum, days in RATES:
+        if not FreightRate.objects.filter(
+            origin_country=o, destination_country=d, mode=mode, valid_from=VALID[0]
+        ).exists():
+            rate = FreightRate(
+                origin_country=o,
+                destination_country=d,
+                mode=mode,
+                service=service,
+                carrier=carrier,
+                price_per_kg=kg and D(kg),
+                price_20gp=p20 and D(p20),
+                price_40gp=p40 and D(p40),
+                price_40hc=p40hc and D(p40hc),
+                price_per_cbm=cbm and D(cbm),
+                price_per_tonne=tonne and D(tonne),
+                minimum_charge=D(minimum),
+                transit_days=days,
+                valid_from=VALID[0],
+                valid_to=VALID[1],
+            )
+            rate.full_clean()
+            rate.save()
+    for prefix, rate, note in TARIFF_IN:
+        TariffRate.objects.get_or_create(
+            destination_country="IN", hs_prefix=prefix, defaults={"duty_rate": D(rate), "note": note}
+        )
+    for country, basis, vat_name, vat, levy, brokerage, handling in TAXES:
+        DestinationTax.objects.get_or_create(
+            country=country,
+            defaults={
+                "valuation_basis": basis,
+                "vat_name": vat_name,
+                "vat_rate": D(vat),
+                "levy_on_duty_rate": D(levy),
+                "brokerage_fee": D(brokerage),
+                "handling_fee": D(handling),
+            },
+        )
+
+
+def _part(number: str) -> Part:
+    return Part.objects.get(part_number=number)
+
+
+def _org(name: str) -> Organisation:
+    return Organisation.objects.get(legal_name=name)
+
+
+def _s(name: str) -> Site:
+    return Site.objects.get(name=name)
+
+
+def _serials(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{n:05d}" for n in range(1, count + 1)]
+
+
+def _shipments() -> int:
+    coordinator = User.objects.get(username="coordinator")
+    compliance = User.objects.get(username="compliance")
+    forwarder = User.objects.get(username="forwarder")
+    qct, chennai = _org("Quanta Cloud Technology Inc."), _org("Chennai AI Compute Pvt. Ltd.")
+    meridian, broker = (
+        _org("Meridian Air & Ocean Freight Pte. Ltd."),
+        _org("Coromandel Customs Brokers Pvt. Ltd."),
+    )
+    today = timezone.localdate()
+    created = 0
+
+    def make(marker: str, fields: dict, parties: dict):
+        nonlocal created
+        existing = Shipment.objects.filter(instructions__startswith=marker).first()
+        if existing:
+            return None
+        created += 1
+        fields["instructions"] = f"{marker} {fields.get('instructions', '')}".strip()
+        return services.shipment_create(actor=coordinator, fields=fields, parties=parties)
+
+    def move(shipment, *targets, actor=coordinator, **kwargs):
+        for target in targets:
+            user = compliance if target == ShipmentStatus.APPROVED else actor
+            shipment = services.shipment_transition(shipment=shipment, target=target, actor=user, **kwargs)
+        return shipment
+
+    base_parties = {
+        "shipper": qct,
+        "consignee": chennai,
+        "ultimate_consignee": chennai,
+        "freight_forwarder": meridian,
+        "customs_broker": broker,
+    }
+
+    # A: draft, air from Taiwan to the Chennai data centre.
+    shipment = make(
+        "[Demo A]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "DAP",
+            "incoterm_place": "Siruseri DC1, Chennai",
+            "mode": "air",
+            "ready_date": today + dt.timedelta(days=7),
+            "required_by": today + dt.timedelta(days=21),
+            "insurance_value": D("1650000"),
+            "instructions": "Four DGX H100 systems and NICs for pod 2.",
+        },
+        base_parties,
+    )
+    if shipment:
+        services.line_add(shipment=shipment, part=_part("DGXH-G640F+P2CMI36"), quantity=4)
+        services.line_add(shipment=shipment, part=_part("MCX75310AAS-NEAT"), quantity=32)
+
+    # B: consolidated multi-origin — servers from Taiwan and switches from Mexico meet in the
+    # Singapore bonded hub, then fly to Chennai. In transit, with milestones from the forwarder.
+    shipment = make(
+        "[Demo B]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "DAP",
+            "incoterm_place": "Siruseri DC1, Chennai",
+            "mode": "multimodal",
+            "ready_date": today - dt.timedelta(days=12),
+            "required_by": today + dt.timedelta(days=4),
+            "insurance_value": D("2400000"),
+            "instructions": "Consolidate at the Singapore bonded hub; fly SIN→MAA on one AWB.",
+        },
+        base_parties,
+    )
+    if shipment:
+        servers = services.line_add(
+            shipment=shipment, part=_part("SYS-821GE-TNHR"), quantity=4, serials=_serials("QTSM821", 4)
+        )
+        switches = services.line_add(
+            shipment=shipment, part=_part("MQM9700-NS2F"), quantity=4, serials=_serials("MT24QM", 4)
+        )
+        for i, serial in enumerate(_serials("QTSM821", 4), start=1):
+            services.package_add(
+                shipment=shipment,
+                fields={
+                    "package_type": "crate",
+                    "length_cm": D("130"),
+                    "width_cm": D("90"),
+                    "height_cm": D("85"),
+                    "gross_kg": D("165"),
+                    "net_kg": D("135"),
+                    "tilt_indicator": True,
+                    "shock_indicator": True,
+                    "marks": f"CHN-AIC/POD2/{i}",
+                },
+                items=[(servers, 1)],
+                serials=[serial],
+            )
+        services.package_add(
+            shipment=shipment,
+            fields={
+                "package_type": "pallet",
+                "length_cm": D("120"),
+                "width_cm": D("100"),
+                "height_cm": D("60"),
+                "gross_kg": D("96"),
+                "net_kg": D("58"),
+                "marks": "CHN-AIC/POD2/5",
+            },
+            items=[(switches, 4)],
+            serials=_serials("MT24QM", 4),
+        )
+        hub, maa = _s("Rackpass Bonded Hub Singapore"), _s("Chennai AI Compute — Siruseri DC1")
+        inbound_tw = services.leg_add(
+            shipment=shipment,
+            fields={
+                "role": LegRole.INBOUND,
+                "origin": _s("QCT Guishan Factory"),
+                "destination": hub,
+                "mode": "air",
+                "carrier": "EVA Air Cargo",
+                "transport_document": "695-12345675",
+                "planned_departure": today - dt.timedelta(days=10),
+                "planned_arrival": today - dt.timedelta(days=8),
+            },
+            lines=[servers],
+        )
+        services.leg_add(
+            shipment=shipment,
+            fields={
+                "role": LegRole.INBOUND,
+                "origin": _s("Jabil Guadalajara (NVIDIA networking)"),
+                "destination": hub,
+                "mode": "air",
+                "carrier": "Lufthansa Cargo",
+                "transport_document": "020-45678905",
+                "planned_departure": today - dt.timedelta(days=11),
+                "planned_arrival": today - dt.timedelta(days=6),
+            },
+            lines=[switches],
+        )
+        main = services.leg_add(
+            shipment=shipment,
+            fields={
+                "role": LegRole.MAIN,
+                "origin": hub,
+                "destination": maa,
+                "mode": "air",
+                "carrier": "Singapore Airlines Cargo",
+                "transport_document": "618-20240010",
+                "planned_departure": today - dt.timedelta(days=1),
+                "planned_arrival": today + dt.timedelta(days=2),
+            },
+        )
+        shipment = move(
+            shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
+        )
+        now = timezone.now()
+        with audit_context(channel="api", actor=forwarder):
+            services.event_record(
+                shipment=shipment,
+                actor=forwarder,
+                code="picked_up",
+                leg=inbound_tw,
+                occurred_at=now - dt.timedelta(days=10),
+                location="QCT Guishan, Taoyuan",
+            )
+            services.event_record(
+                shipment=shipment,
+                actor=forwarder,
+                code="received_at_warehouse",
+                occurred_at=now - dt.timedelta(days=5),
+                location="Rackpass Bonded Hub Singapore",
+                remarks="Both inbound legs received; consolidated under bond.",
+            )
+            services.event_record(
+                shipment=shipment,
+                actor=forwarder,
+                code="departed",
+                leg=main,
+                occurred_at=now - dt.timedelta(hours=20),
+                location="SIN",
+                remarks="SQ 7416",
+                eta=today + dt.timedelta(days=2),
+            )
+
+    # C: Supermicro from the US, held by Indian customs.
+    shipment = make(
+        "[Demo C]",
+        {
+            "origin": _s("Supermicro San Jose Campus"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "CIP",
+            "incoterm_place": "Chennai (MAA)",
+            "mode": "air",
+            "ready_date": today - dt.timedelta(days=9),
+            "required_by": today + dt.timedelta(days=1),
+        },
+        base_parties | {"shipper": _org("Super Micro Computer, Inc.")},
+    )
+    if shipment:
+        line = services.line_add(
+            shipment=shipment, part=_part("MSN2201-CB2FC"), quantity=2, serials=["MT2411X0001", "MT2411X0002"]
+        )
+        services.package_add(
+            shipment=shipment,
+            fields={
+                "package_type": "carton",
+                "length_cm": D("60"),
+                "width_cm": D("50"),
+                "height_cm": D("25"),
+                "gross_kg": D("14"),
+                "net_kg": D("10"),
+            },
+            items=[(line, 2)],
+            serials=["MT2411X0001", "MT2411X0002"],
+        )
+        services.leg_add(
+            shipment=shipment,
+            fields={
+                "role": LegRole.MAIN,
+                "origin": _s("San Francisco International Airport"),
+                "destination": _s("Chennai International Airport"),
+                "mode": "air",
+                "carrier": "Atlas Air",
+                "planned_departure": today - dt.timedelta(days=7),
+                "planned_arrival": today - dt.timedelta(days=2),
+            },
+        )
+        shipment = move(
+            shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
+        )
+        now = timezone.now()
+        services.event_record(
+            shipment=shipment,
+            actor=forwarder,
+            code="departed",
+            occurred_at=now - dt.timedelta(days=6),
+            location="SFO",
+        )
+        services.event_record(
+            shipment=shipment,
+            actor=forwarder,
+            code="arrived",
+            occurred_at=now - dt.timedelta(days=2),
+            location="MAA",
+        )
+        services.event_record(
+            shipment=shipment,
+            actor=forwarder,
+            code="customs_hold",
+            occurred_at=now - dt.timedelta(days=1),
+            location="Chennai Air Cargo Complex",
+            remarks="BIS CRS registration number requested for the switches.",
+            eta=today + dt.timedelta(days=3),
+        )
+
+    # D: a small delivered shipment of optics.
+    shipment = make(
+        "[Demo D]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "DAP",
+            "incoterm_place": "Siruseri DC1, Chennai",
+            "mode": "air",
+            "ready_date": today - dt.timedelta(days=30),
+            "required_by": today - dt.timedelta(days=18),
+        },
+        base_parties,
+    )
+    if shipment:
+        optics = _part("MMA4Z00-NS")
+        serials = _serials("MMA4Z", 16)
+        line = services.line_add(shipment=shipment, part=optics, quantity=16, serials=serials)
+        services.package_add(
+            shipment=shipment,
+            fields={
+                "package_type": "carton",
+                "length_cm": D("40"),
+                "width_cm": D("30"),
+                "height_cm": D("20"),
+                "gross_kg": D("6"),
+                "net_kg": D("4"),
+            },
+            items=[(line, 16)],
+            serials=serials,
+        )
+        services.leg_add(
+            shipment=shipment,
+            fields={
+                "role": LegRole.MAIN,
+                "origin": _s("Taiwan Taoyuan International Airport"),
+                "destination": _s("Chennai International Airport"),
+                "mode": "air",
+                "planned_departure": today - dt.timedelta(days=28),
+                "planned_arrival": today - dt.timedelta(days=24),
+            },
+        )
+        shipment = move(
+            shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
+        )
+        now = timezone.now()
+        for code, days in (("departed", 27), ("arrived", 24), ("customs_released", 22), ("delivered", 21)):
+            services.event_record(
+                shipment=shipment,
+                actor=forwarder,
+                code=code,
+                occurred_at=now - dt.timedelta(days=days),
+                location="MAA",
+            )
+
+    # E: cancelled before review.
+    shipment = make(
+        "[Demo E]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "FCA",
+            "incoterm_place": "TPE",
+            "mode": "air",
+            "ready_date": today + dt.timedelta(days=3),
+            "required_by": today + dt.timedelta(days=10),
+        },
+        base_parties,
+    )
+    if shipment:
+        services.line_add(shipment=shipment, part=_part("MMS4X00-NS"), quantity=64)
+        move(shipment, ShipmentStatus.CANCELLED, reason="Customer moved the order to the next pod.")
+
+    # F: a Singapore buyer for an Indian site — no Indian entity, so an importer of record is
+    # named; ocean for racks and CDUs; waiting in compliance review.
+    shipment = make(
+        "[Demo F]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Chennai AI Compute — Siruseri DC1"),
+            "incoterm": "DDP",
+            "incoterm_place": "Siruseri DC1, Chennai",
+            "mode": "ocean",
+            "ready_date": today + dt.timedelta(days=5),
+            "required_by": today + dt.timedelta(days=40),
+        },
+        base_parties | {"consignee": meridian, "importer_of_record": _org("Bharat IOR Services Pvt. Ltd.")},
+    )
+    if shipment:
+        services.line_add(shipment=shipment, part=_part("VX-IT-48U-600x1200"), quantity=8)
+        services.line_add(shipment=shipment, part=_part("CoolChip-CDU-100"), quantity=2)
+        services.line_add(shipment=shipment, part=_part("DGXH-G640F+P2CMI36"), quantity=2)
+        move(shipment, ShipmentStatus.COMPLIANCE_REVIEW)
+    return created
+
+
+def load() -> dict[str, int]:
+    _reference_data()
+    return {"shipments": _shipments()}

@@ -1,0 +1,74 @@
+"""One FilterSet per list, for the API and the browser pages."""
+
+import django_filters
+from django.db.models import Q
+
+from apps.core.countries import COUNTRY_CHOICES
+
+from .models import FreightRate, Incoterm, Shipment, ShipmentStatus, Site, SiteKind, TransportMode
+from .selectors import late_q
+
+
+class ShipmentFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    status = django_filters.MultipleChoiceFilter(choices=ShipmentStatus.choices)
+    mode = django_filters.ChoiceFilter(choices=TransportMode.choices)
+    incoterm = django_filters.ChoiceFilter(choices=Incoterm.choices)
+    destination_country = django_filters.ChoiceFilter(
+        field_name="destination__country", choices=COUNTRY_CHOICES, label="Destination country"
+    )
+    origin_country = django_filters.ChoiceFilter(
+        field_name="origin__country", choices=COUNTRY_CHOICES, label="Origin country"
+    )
+    late = django_filters.BooleanFilter(method="filter_late", label="Late")
+    required_before = django_filters.DateFilter(field_name="required_by", lookup_expr="lte")
+    required_after = django_filters.DateFilter(field_name="required_by", lookup_expr="gte")
+
+    class Meta:
+        model = Shipment
+        fields = ["q", "status", "mode", "destination_country", "late"]
+
+    def search(self, queryset, name, value):
+        value = value.strip()
+        if not value:
+            return queryset
+        return queryset.filter(
+            Q(reference__icontains=value)
+            | Q(destination__city__icontains=value)
+            | Q(origin__city__icontains=value)
+            | Q(incoterm_place__icontains=value)
+        )
+
+    def filter_late(self, queryset, name, value):
+        if value is None:
+            return queryset
+        return queryset.filter(late_q()) if value else queryset.exclude(late_q())
+
+
+class SiteFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    kind = django_filters.ChoiceFilter(choices=SiteKind.choices)
+    country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
+
+    class Meta:
+        model = Site
+        fields = ["q", "kind", "country", "is_bonded"]
+
+    def search(self, queryset, name, value):
+        return queryset.filter(
+            Q(name__icontains=value)
+            | Q(city__icontains=value)
+            | Q(iata_code__iexact=value)
+            | Q(unlocode__iexact=value)
+        )
+
+
+class FreightRateFilter(django_filters.FilterSet):
+    valid_on = django_filters.DateFilter(method="filter_valid_on", label="Valid on")
+
+    class Meta:
+        model = FreightRate
+        fields = ["origin_country", "destination_country", "mode", "valid_on"]
+
+    def filter_valid_on(self, queryset, name, value):
+        return queryset.filter(valid_from__lte=value, valid_to__gte=value)

@@ -1,0 +1,186 @@
+import re
+
+from django import forms
+
+from apps.accounts.models import Organisation
+from apps.catalog.models import Part
+from apps.core.hscodes import normalise_hs_code
+
+from .models import EventCode, Leg, Package, PartyRole, Shipment, Site
+
+
+class ShipmentForm(forms.ModelForm):
+    """The shipment's terms and route, plus one organisation per party role."""
+
+    class Meta:
+        model = Shipment
+        fields = [
+            "origin",
+            "destination",
+            "incoterm",
+            "incoterm_place",
+            "mode",
+            "ready_date",
+            "required_by",
+            "currency",
+            "insurance_value",
+            "reason_for_export",
+            "instructions",
+        ]
+        widgets = {
+            "ready_date": forms.DateInput(attrs={"type": "date"}),
+            "required_by": forms.DateInput(attrs={"type": "date"}),
+            "instructions": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        sites = Site.objects.visible_to(user).order_by("country", "name") if user else Site.objects.none()
+        self.fields["origin"].queryset = sites
+        self.fields["destination"].queryset = sites
+        organisations = Organisation.objects.filter(is_active=True).order_by("legal_name")
+        current = {p.role: p.organisation_id for p in self.instance.parties.all()} if self.instance.pk else {}
+        for role in PartyRole:
+            self.fields[f"party_{role.value}"] = forms.ModelChoiceField(
+                queryset=organisations, required=False, label=role.label, initial=current.get(role.value)
+            )
+
+    def party_fields(self):
+        return [self[f"party_{role.value}"] for role in PartyRole]
+
+    def main_fields(self):
+        return [self[name] for name in self.Meta.fields]
+
+    def parties(self) -> dict:
+        return {role.value: self.cleaned_data.get(f"party_{role.value}") for role in PartyRole}
+
+
+class LineForm(forms.Form):
+    part = forms.ModelChoiceField(queryset=Part.objects.none())
+    quantity = forms.IntegerField(min_value=1)
+    unit_value = forms.DecimalField(
+        min_value=0, decimal_places=2, required=False, help_text="Leave empty to use the catalogue value."
+    )
+    hs_code = forms.CharField(required=False, max_length=14, help_text="Leave empty to copy the part's.")
+    serials = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One serial number per line (or separated by commas).",
+    )
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["part"].queryset = (
+            Part.objects.visible_to(user)
+            .filter(is_active=True)
+            .select_related("manufacturer")
+            .order_by("manufacturer__name", "part_number")
+        )
+        self.fields["part"].label_from_instance = lambda p: (
+            f"{p.manufacturer.name} {p.part_number} — {p.name}"
+        )
+
+    def clean_hs_code(self):
+        return normalise_hs_code(self.cleaned_data["hs_code"])
+
+    def clean_serials(self):
+        return split_list(self.cleaned_data["serials"])
+
+
+def split_list(text: str) -> list[str]:
+    return [s for s in (part.strip() for part in re.split(r"[\n,;]+", text or "")) if s]
+
+
+class PackageForm(forms.ModelForm):
+    contents = forms.CharField(
+        help_text="Line numbers and quantities, e.g. '1:8, 2:4' (line 1 × 8 units, line 2 × 4 units).",
+    )
+    serials = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Serial numbers packed in this package, one per line.",
+    )
+
+    class Meta:
+        model = Package
+        fields = [
+            "package_type",
+            "length_cm",
+            "width_cm",
+            "height_cm",
+            "gross_kg",
+            "net_kg",
+            "tilt_indicator",
+            "shock_indicator",
+            "keep_dry",
+            "marks",
+        ]
+
+    def clean_contents(self):
+        items = []
+        for chunk in split_list(self.cleaned_data["contents"]):
+            match = re.fullmatch(r"(\d+)\s*[:x×]\s*(\d+)", chunk)
+            if not match:
+                raise forms.ValidationError(f"{chunk!r} is not 'line:quantity', e.g. '1:8'.")
+            items.append((int(match[1]), int(match[2])))
+        return items
+
+    def clean_serials(self):
+        return split_list(self.cleaned_data["serials"])
+
+
+class LegForm(forms.ModelForm):
+    class Meta:
+        model = Leg
+        fields = [
+            "role",
+            "origin",
+            "destination",
+            "mode",
+            "carrier",
+            "transport_document",
+            "planned_departure",
+            "planned_arrival",
+        ]
+        widgets = {
+            "planned_departure": forms.DateInput(attrs={"type": "date"}),
+            "planned_arrival": forms.DateInput(attrs={"type": "date"}),
+        }
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        sites = Site.objects.visible_to(user).order_by("country", "name")
+        self.fields["origin"].queryset = sites
+        self.fields["destination"].queryset = sites
+
+
+class EventForm(forms.Form):
+    code = forms.ChoiceField(choices=EventCode.choices)
+    occurred_at = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    location = forms.CharField(required=False, max_length=200)
+    remarks = forms.CharField(required=False, max_length=1000)
+    eta = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="New ETA")
+
+
+class TransitionForm(forms.Form):
+    to = forms.CharField()
+    reason = forms.CharField(required=False, max_length=500)
+    hold_kind = forms.ChoiceField(
+        choices=[("", "—"), ("compliance", "Compliance hold"), ("customs", "Customs hold")], required=False
+    )
+
+
+class SiteForm(forms.ModelForm):
+    class Meta:
+        model = Site
+        fields = [
+            "name",
+            "kind",
+            "is_bonded",
+            "address_line1",
+            "city",
+            "postal_code",
+            "country",
+            "unlocode",
+            "iata_code",
+        ]

@@ -1,0 +1,39 @@
+from .freight import DestinationTax, FreightRate, TariffRate
+from .shipments import (
+    Incoterm,
+    LineSerial,
+    Package,
+    PackageItem,
+    PackageType,
+    PartyRole,
+    Shipment,
+    ShipmentLine,
+    ShipmentParty,
+    ShipmentStatus,
+    TransportMode,
+)
+from .sites import Site, SiteKind
+from .tracking import EventCode, Leg, LegRole, TrackingEvent
+
+__all__ = [
+    "DestinationTax",
+    "EventCode",
+    "FreightRate",
+    "Incoterm",
+    "Leg",
+    "LegRole",
+    "LineSerial",
+    "Package",
+    "PackageItem",
+    "PackageType",
+    "PartyRole",
+    "Shipment",
+    "ShipmentLine",
+    "ShipmentParty",
+    "ShipmentStatus",
+    "Site",
+    "SiteKind",
+    "TariffRate",
+    "TrackingEvent",
+    "TransportMode",
+]

@@ -1,0 +1,128 @@
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from apps.core.fields import CountryField, CurrencyField
+from apps.core.models import AuditedModel, TimeStampedModel
+
+from .shipments import TransportMode
+
+PRICE = {
+    "max_digits": 12,
+    "decimal_places": 2,
+    "null": True,
+    "blank": True,
+    "validators": [MinValueValidator(Decimal("0"))],
+}
+RATE = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("5"))]
+FREIGHT_MODE_CHOICES = [c for c in TransportMode.choices if c[0] != "multimodal"]
+
+
+class FreightRate(AuditedModel, TimeStampedModel):
+    """A price for a lane (origin country → destination country) by one mode and service."""
+
+    origin_country = CountryField()
+    destination_country = CountryField()
+    mode = models.CharField(max_length=12, choices=FREIGHT_MODE_CHOICES)
+    service = models.CharField(max_length=80, help_text="e.g. 'Air general cargo', 'Ocean FCL'.")
+    carrier = models.CharField(max_length=120, blank=True)
+    currency = CurrencyField(default="USD")
+    price_per_kg = models.DecimalField("price per chargeable kg", **PRICE)
+    price_20gp = models.DecimalField("price per 20' container", **PRICE)
+    price_40gp = models.DecimalField("price per 40' container", **PRICE)
+    price_40hc = models.DecimalField("price per 40' high cube", **PRICE)
+    price_per_cbm = models.DecimalField("LCL price per m³", **PRICE)
+    price_per_tonne = models.DecimalField("LCL price per 1,000 kg", **PRICE)
+    minimum_charge = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
+    )
+    transit_days = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    valid_from = models.DateField()
+    valid_to = models.DateField()
+
+    class Meta:
+        ordering = ["origin_country", "destination_country", "mode", "valid_from"]
+        indexes = [models.Index(fields=["origin_country", "destination_country", "mode"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_to__gte=models.F("valid_from")), name="shipments_rate_validity"
+            )
+        ]
+
+    def __str__(self) -> str:
+        lane = f"{self.origin_country}→{self.destination_country}"
+        return f"{lane} {self.service} ({self.valid_from}–{self.valid_to})"
+
+    def clean(self) -> None:
+        errors = {}
+        if self.origin_country and self.origin_country == self.destination_country and self.mode != "road":
+            errors["destination_country"] = "An international lane needs two different countries."
+        if self.mode in ("air", "road") and self.price_per_kg is None:
+            errors["price_per_kg"] = "Air and road rates are priced per chargeable kg."
+        if self.mode == "ocean" and not any(
+            p is not None for p in (self.price_20gp, self.price_40gp, self.price_40hc, self.price_per_cbm)
+        ):
+            errors["price_40hc"] = "An ocean rate needs at least one container price or an LCL price per m³."
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            errors["valid_to"] = "The rate ends before it starts."
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def container_prices(self) -> dict[str, Decimal]:
+        prices = {"20GP": self.price_20gp, "40GP": self.price_40gp, "40HC": self.price_40hc}
+        return {code: price for code, price in prices.items() if price is not None}
+
+
+class TariffRate(AuditedModel, TimeStampedModel):
+    """An import duty rate for HS codes starting with `hs_prefix`, in one destination country."""
+
+    destination_country = CountryField()
+    hs_prefix = models.CharField("HS code prefix", max_length=10)
+    duty_rate = models.DecimalField(
+        max_digits=6, decimal_places=4, validators=RATE, help_text="As a fraction: 0.10 is 10 %."
+    )
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["destination_country", "hs_prefix"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["destination_country", "hs_prefix"], name="shipments_tariff_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.destination_country} {self.hs_prefix}: {self.duty_rate:%}"
+
+    def clean(self) -> None:
+        if not (self.hs_prefix.isdigit() and 2 <= len(self.hs_prefix) <= 10):
+            raise ValidationError({"hs_prefix": "Give 2 to 10 digits of the HS code."})
+
+
+class DestinationTax(AuditedModel, TimeStampedModel):
+    """How a destination values imports and taxes them (import VAT/GST, levies on duty, fees)."""
+
+    country = CountryField(unique=True)
+    valuation_basis = models.CharField(max_length=3, choices=[("CIF", "CIF"), ("FOB", "FOB")], default="CIF")
+    vat_rate = models.DecimalField("import VAT/GST rate", max_digits=6, decimal_places=4, validators=RATE)
+    vat_name = models.CharField(max_length=40, default="VAT", help_text="e.g. IGST, GST, VAT.")
+    levy_on_duty_rate = models.DecimalField(
+        max_digits=6,
+        decimal_places=4,
+        default=Decimal("0"),
+        validators=RATE,
+        help_text="e.g. India's Social Welfare Surcharge: 0.10 of duty.",
+    )
+    brokerage_fee = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0"))
+    handling_fee = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0"))
+    currency = CurrencyField(default="USD")
+
+    class Meta:
+        ordering = ["country"]
+
+    def __str__(self) -> str:
+        return f"{self.country}: {self.vat_name} {self.vat_rate:%}"

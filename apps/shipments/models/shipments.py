@@ -1,0 +1,326 @@
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.core.fields import CountryField, CurrencyField, MoneyField
+from apps.core.hscodes import hs_code_problem, normalise_hs_code
+from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
+from apps.core.scoping import VIEW
+
+from ..engines import workflow
+
+NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
+POSITIVE = [MinValueValidator(Decimal("0.001"))]
+
+
+class ShipmentStatus(models.TextChoices):
+    DRAFT = workflow.Status.DRAFT.value, workflow.LABELS[workflow.Status.DRAFT]
+    COMPLIANCE_REVIEW = (
+        workflow.Status.COMPLIANCE_REVIEW.value,
+        workflow.LABELS[workflow.Status.COMPLIANCE_REVIEW],
+    )
+    APPROVED = workflow.Status.APPROVED.value, workflow.LABELS[workflow.Status.APPROVED]
+    BOOKED = workflow.Status.BOOKED.value, workflow.LABELS[workflow.Status.BOOKED]
+    IN_TRANSIT = workflow.Status.IN_TRANSIT.value, workflow.LABELS[workflow.Status.IN_TRANSIT]
+    AT_CUSTOMS = workflow.Status.AT_CUSTOMS.value, workflow.LABELS[workflow.Status.AT_CUSTOMS]
+    CLEARED = workflow.Status.CLEARED.value, workflow.LABELS[workflow.Status.CLEARED]
+    DELIVERED = workflow.Status.DELIVERED.value, workflow.LABELS[workflow.Status.DELIVERED]
+    ON_HOLD = workflow.Status.ON_HOLD.value, workflow.LABELS[workflow.Status.ON_HOLD]
+    CANCELLED = workflow.Status.CANCELLED.value, workflow.LABELS[workflow.Status.CANCELLED]
+
+
+class Incoterm(models.TextChoices):
+    EXW = "EXW", "EXW — Ex Works"
+    FCA = "FCA", "FCA — Free Carrier"
+    CPT = "CPT", "CPT — Carriage Paid To"
+    CIP = "CIP", "CIP — Carriage and Insurance Paid To"
+    DAP = "DAP", "DAP — Delivered at Place"
+    DPU = "DPU", "DPU — Delivered at Place Unloaded"
+    DDP = "DDP", "DDP — Delivered Duty Paid"
+    FAS = "FAS", "FAS — Free Alongside Ship"
+    FOB = "FOB", "FOB — Free on Board"
+    CFR = "CFR", "CFR — Cost and Freight"
+    CIF = "CIF", "CIF — Cost, Insurance and Freight"
+
+
+class TransportMode(models.TextChoices):
+    AIR = "air", "Air"
+    OCEAN = "ocean", "Ocean"
+    ROAD = "road", "Road"
+    MULTIMODAL = "multimodal", "Multimodal"
+
+
+class PartyRole(models.TextChoices):
+    SHIPPER = "shipper", "Shipper / exporter"
+    CONSIGNEE = "consignee", "Consignee"
+    ULTIMATE_CONSIGNEE = "ultimate_consignee", "Ultimate consignee / end user"
+    IMPORTER_OF_RECORD = "importer_of_record", "Importer of record"
+    EXPORTER_OF_RECORD = "exporter_of_record", "Exporter of record"
+    FREIGHT_FORWARDER = "freight_forwarder", "Freight forwarder"
+    CUSTOMS_BROKER = "customs_broker", "Customs broker"
+    NOTIFY_PARTY = "notify_party", "Notify party"
+
+
+# Parties whose organisation may change the shipment (not only read it).
+CHANGING_ROLES = (
+    PartyRole.SHIPPER,
+    PartyRole.FREIGHT_FORWARDER,
+    PartyRole.CUSTOMS_BROKER,
+    PartyRole.IMPORTER_OF_RECORD,
+    PartyRole.EXPORTER_OF_RECORD,
+)
+
+
+class ShipmentQuerySet(OrgScopedQuerySet):
+    def for_list(self) -> ShipmentQuerySet:
+        return self.select_related("origin", "destination", "owner").annotate(
+            line_count=models.Count("lines", distinct=True),
+        )
+
+
+class Shipment(AuditedModel, TimeStampedModel):
+    """Goods moving from an origin site to a destination site under one set of parties and terms."""
+
+    # Status fields are recorded as transitions by services.shipment_transition; eta is derived.
+    audit_exclude = (
+        "created_at",
+        "updated_at",
+        "status",
+        "held_from",
+        "hold_kind",
+        "hold_reason",
+        "status_changed_at",
+        "eta",
+    )
+
+    reference = models.CharField(max_length=20, unique=True, editable=False)
+    owner = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        related_name="owned_shipments",
+        help_text="Organisation that created the shipment.",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
+    )
+    origin = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="+")
+    destination = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="+")
+    incoterm = models.CharField(max_length=3, choices=Incoterm.choices)
+    incoterm_place = models.CharField("Incoterm named place", max_length=120)
+    mode = models.CharField("transport mode", max_length=12, choices=TransportMode.choices)
+    ready_date = models.DateField(help_text="When the goods are ready to leave the origin.")
+    required_by = models.DateField("required at destination by")
+    currency = CurrencyField(default="USD")
+    insurance_value = MoneyField(null=True, blank=True, help_text="Insured value, in the shipment currency.")
+    reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
+    instructions = models.TextField(blank=True)
+
+    status = models.CharField(max_length=20, choices=ShipmentStatus.choices, default=ShipmentStatus.DRAFT)
+    hold_kind = models.CharField(max_length=12, blank=True)
+    hold_reason = models.CharField(max_length=500, blank=True)
+    held_from = models.CharField(max_length=20, choices=ShipmentStatus.choices, blank=True)
+    status_changed_at = models.DateTimeField(default=timezone.now)
+    # Derived from events and legs by selectors.shipment_refresh_eta; stored so lists can filter "late".
+    eta = models.DateField("ETA", null=True, blank=True, editable=False)
+
+    objects = ShipmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status"]), models.Index(fields=["required_by"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(origin=models.F("destination")), name="shipments_origin_not_destination"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="on_hold", held_from__gt="") | ~Q(status="on_hold"),
+                name="shipments_hold_remembers_where_from",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.reference
+
+    def get_absolute_url(self) -> str:
+        return reverse("shipments:shipment-detail", args=[self.reference])
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        parties = ShipmentParty.objects.filter(shipment=OuterRef("pk"), organisation_id=organisation_id)
+        if action != VIEW:
+            parties = parties.filter(role__in=CHANGING_ROLES)
+        return Q(owner_id=organisation_id) | Q(Exists(parties))
+
+    def clean(self) -> None:
+        from ..engines.incoterms import mode_problem
+
+        errors = {}
+        if self.origin_id and self.origin_id == self.destination_id:
+            errors["destination"] = "The destination must differ from the origin."
+        if self.incoterm and self.mode and (problem := mode_problem(self.incoterm, self.mode)):
+            errors["incoterm"] = problem
+        if self.ready_date and self.required_by and self.required_by < self.ready_date:
+            errors["required_by"] = "The required date is before the goods are ready."
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def is_editable(self) -> bool:
+        """Lines, parties and terms change only before compliance review starts."""
+        return self.status == ShipmentStatus.DRAFT
+
+    @property
+    def origin_country(self) -> str:
+        return self.origin.country
+
+    @property
+    def destination_country(self) -> str:
+        return self.destination.country
+
+
+class ShipmentParty(AuditedModel, TimeStampedModel):
+    shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="parties")
+    role = models.CharField(max_length=24, choices=PartyRole.choices)
+    organisation = models.ForeignKey(
+        "accounts.Organisation", on_delete=models.PROTECT, related_name="shipment_roles"
+    )
+
+    objects = OrgScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["role"]
+        constraints = [
+            models.UniqueConstraint(fields=["shipment", "role"], name="shipments_one_party_per_role")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.organisation}"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(shipment__in=Shipment.objects.filter(Shipment.org_scope_q(organisation_id, action)))
+
+
+class ShipmentLine(AuditedModel, TimeStampedModel):
+    """A part and quantity on a shipment, with the trade data customs and export control read."""
+
+    shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="lines")
+    line_number = models.PositiveIntegerField()
+    part = models.ForeignKey("catalog.Part", on_delete=models.PROTECT, related_name="shipment_lines")
+    description = models.CharField(max_length=300)
+    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    unit_value = MoneyField()
+    country_of_origin = CountryField()
+    hs_code = models.CharField("HS code", max_length=10)
+    # Filled by the compliance check: ECCN, reasoning, licence decision — a snapshot, so later
+    # changes to the part do not rewrite what was decided for this shipment.
+    export_classification = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["shipment", "line_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["shipment", "line_number"], name="shipments_line_number_unique"),
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="shipments_line_quantity_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shipment_id}/{self.line_number}: {self.quantity} × {self.description}"
+
+    def clean(self) -> None:
+        self.hs_code = normalise_hs_code(self.hs_code)
+        if self.hs_code and (problem := hs_code_problem(self.hs_code)):
+            raise ValidationError({"hs_code": problem})
+
+    @property
+    def line_value(self) -> Decimal:
+        return self.unit_value * self.quantity
+
+
+class LineSerial(models.Model):
+    """A serial number of one unit on a line, and the package it is packed in."""
+
+    line = models.ForeignKey(ShipmentLine, on_delete=models.CASCADE, related_name="serials")
+    serial = models.CharField(max_length=80)
+    package = models.ForeignKey(
+        "shipments.Package", on_delete=models.SET_NULL, null=True, blank=True, related_name="serials"
+    )
+
+    class Meta:
+        ordering = ["line", "serial"]
+        constraints = [
+            models.UniqueConstraint(fields=["line", "serial"], name="shipments_serial_unique_per_line")
+        ]
+
+    def __str__(self) -> str:
+        return self.serial
+
+
+class PackageType(models.TextChoices):
+    CRATE = "crate", "Crate"
+    PALLET = "pallet", "Pallet"
+    CARTON = "carton", "Carton"
+    RACK_IN_CRATE = "rack_in_crate", "Rack in crate"
+
+
+class Package(AuditedModel, TimeStampedModel):
+    shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="packages")
+    number = models.PositiveIntegerField()
+    package_type = models.CharField(max_length=16, choices=PackageType.choices)
+    length_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
+    width_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
+    height_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
+    gross_kg = models.DecimalField("gross weight (kg)", max_digits=10, decimal_places=2, validators=POSITIVE)
+    net_kg = models.DecimalField("net weight (kg)", max_digits=10, decimal_places=2, validators=POSITIVE)
+    tilt_indicator = models.BooleanField(default=False)
+    shock_indicator = models.BooleanField(default=False)
+    keep_dry = models.BooleanField(default=True)
+    marks = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["shipment", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["shipment", "number"], name="shipments_package_number_unique"),
+            models.CheckConstraint(
+                condition=Q(net_kg__lte=models.F("gross_kg")), name="shipments_net_le_gross"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Package {self.number} ({self.get_package_type_display()})"
+
+    def clean(self) -> None:
+        if self.net_kg is not None and self.gross_kg is not None and self.net_kg > self.gross_kg:
+            raise ValidationError({"net_kg": "Net weight cannot exceed gross weight."})
+
+    @property
+    def volume_m3(self) -> Decimal:
+        return (self.length_cm * self.width_cm * self.height_cm / Decimal(1_000_000)).quantize(
+            Decimal("0.001")
+        )
+
+
+class PackageItem(models.Model):
+    """How many units of a line are in a package."""
+
+    package = models.ForeignKey(Package, on_delete=models.CASCADE, related_name="items")
+    line = models.ForeignKey(ShipmentLine, on_delete=models.CASCADE, related_name="package_items")
+    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["package", "line"], name="shipments_package_item_unique"),
+            models.CheckConstraint(
+                condition=Q(quantity__gte=1), name="shipments_package_item_quantity_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} × line {self.line.line_number}"

@@ -1,0 +1,558 @@
+"""Writes for shipments: creation, lines, packages, legs, events and the one status-changing service."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.catalog.models import Part
+from apps.core.audit import record_transition
+from apps.core.sequences import next_reference
+
+from . import selectors
+from .engines import workflow
+from .models import (
+    EventCode,
+    Leg,
+    LegRole,
+    LineSerial,
+    Package,
+    PackageItem,
+    PartyRole,
+    Shipment,
+    ShipmentLine,
+    ShipmentParty,
+    ShipmentStatus,
+    Site,
+    TrackingEvent,
+)
+
+
+class TransitionRefused(Exception):
+    """A status change the flow or its guard does not allow; the API answers 409."""
+
+    def __init__(self, message: str, *, reasons: list[str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.reasons = reasons or [message]
+
+
+def _owner_for(actor: User) -> Organisation:
+    if actor.organisation_id:
+        return actor.organisation
+    return Organisation.objects.get(kind=OrganisationKind.OPERATOR)
+
+
+def _require_draft(shipment: Shipment, what: str) -> None:
+    if shipment.status != ShipmentStatus.DRAFT:
+        raise ValidationError(
+            {
+                "shipment": f"{shipment.reference} is {shipment.get_status_display().lower()}; "
+                f"{what} only in draft."
+            }
+        )
+
+
+def _save(instance, **fields):
+    for name, value in fields.items():
+        setattr(instance, name, value)
+    instance.full_clean()
+    instance.save()
+    return instance
+
+
+# --- shipments and parties ------------------------------------------------------------------
+
+
+@transaction.atomic
+def shipment_create(
+    *, actor: User, fields: dict[str, Any], parties: dict[str, Organisation] | None = None
+) -> Shipment:
+    """Create a draft shipment with a new reference (SHP-YYYY-NNNNNN) and its parties."""
+    shipment = Shipment(owner=_owner_for(actor), created_by=actor if actor.pk else None, **fields)
+    shipment.reference = "pending"
+    shipment.full_clean(exclude=["reference"])
+    shipment.reference = next_reference("SHP")
+    shipment.save()
+    for role, organisation in (parties or {}).items():
+        if organisation is not None:
+            party_set(shipment=shipment, role=role, organisation=organisation)
+    selectors.shipment_refresh_eta(shipment)
+    return shipment
+
+
+@transaction.atomic
+def shipment_update(*, shipment: Shipment, fields: dict[str, Any]) -> Shipment:
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    changes_terms = set(fields) - {"instructions", "required_by"}
+    if changes_terms:
+        _require_draft(shipment, "terms, route and dates change")
+    _save(shipment, **fields)
+    selectors.shipment_refresh_eta(shipment)
+    return shipment
+
+
+@transaction.atomic
+def party_set(*, shipment: Shipment, role: str, organisation: Organisation | None) -> ShipmentParty | None:
+    """Name (or, with None, remove) the organisation acting in `role` on the shipment."""
+    if role not in PartyRole.values:
+        raise ValidationError(
+            {"role": f"Unknown party role {role!r}; use one of {', '.join(PartyRole.values)}."}
+        )
+    _require_draft(shipment, "parties change")
+    existing = ShipmentParty.objects.filter(shipment=shipment, role=role).first()
+    if organisation is None:
+        if existing:
+            existing.delete()
+        return None
+    if existing is None:
+        return _save(ShipmentParty(shipment=shipment, role=role, organisation=organisation))
+    if existing.organisation_id != organisation.pk:
+        return _save(existing, organisation=organisation)
+    return existing
+
+
+# --- lines and serials ----------------------------------------------------------------------
+
+
+@transaction.atomic
+def line_add(
+    *,
+    shipment: Shipment,
+    part: Part,
+    quantity: int,
+    fields: dict[str, Any] | None = None,
+    serials: list[str] | None = None,
+) -> ShipmentLine:
+    """Add a line; trade data is copied from the part unless given (and stays editable)."""
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    _require_draft(shipment, "lines change")
+    fields = dict(fields or {})
+    if "unit_value" not in fields or fields["unit_value"] is None:
+        if part.currency != shipment.currency:
+            raise ValidationError(
+                {
+                    "unit_value": (
+                        f"{part} is priced in {part.currency} but the shipment is in {shipment.currency}; "
+                        "give the unit value in the shipment currency."
+                    )
+                }
+            )
+        fields["unit_value"] = part.unit_value
+    fields.setdefault("description", trade_description(part))
+    fields.setdefault("country_of_origin", part.country_of_origin)
+    fields.setdefault("hs_code", part.hs_code)
+    for key in ("description", "country_of_origin", "hs_code"):
+        if not fields[key]:
+            fields[key] = {
+                "description": trade_description(part),
+                "country_of_origin": part.country_of_origin,
+                "hs_code": part.hs_code,
+            }[key]
+    next_number = (shipment.lines.aggregate(n=Max("line_number"))["n"] or 0) + 1
+    line = _save(
+        ShipmentLine(shipment=shipment, part=part, line_number=next_number, quantity=quantity), **fields
+    )
+    if serials:
+        serials_set(line=line, serials=serials)
+    return line
+
+
+def trade_description(part: Part) -> str:
+    """Make, model and part number, as a commercial invoice describes goods."""
+    text = part.name
+    if part.manufacturer.name.lower() not in text.lower():
+        text = f"{part.manufacturer.name} {text}"
+    if part.part_number.lower() not in text.lower():
+        text = f"{text}, P/N {part.part_number}"
+    return text[:300]
+
+
+@transaction.atomic
+def line_update(*, line: ShipmentLine, fields: dict[str, Any]) -> ShipmentLine:
+    line = ShipmentLine.objects.select_for_update().select_related("shipment").get(pk=line.pk)
+    _require_draft(line.shipment, "lines change")
+    if "quantity" in fields:
+        packed = line.package_items.aggregate(n=Sum("quantity"))["n"] or 0
+        serial_count = line.serials.count()
+        if fields["quantity"] < max(packed, serial_count):
+            raise ValidationError(
+                {
+                    "quantity": (
+                        f"Line {line.line_number} already has {packed} packed and {serial_count} serial "
+                        "numbers; unpack or remove serials first."
+                    )
+                }
+            )
+    return _save(line, **fields)
+
+
+@transaction.atomic
+def line_remove(*, line: ShipmentLine) -> None:
+    _require_draft(line.shipment, "lines change")
+    line.delete()
+
+
+@transaction.atomic
+def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
+    """Replace a line's serial numbers. At most `quantity` of them, no duplicates, no blanks."""
+    cleaned = [s.strip() for s in serials]
+    errors = []
+    if not line.part.is_serialised:
+        errors.append(f"{line.part} is not serialised.")
+    if any(not s for s in cleaned):
+        errors.append("Serial numbers may not be blank.")
+    duplicates = sorted(s for s, n in Counter(cleaned).items() if n > 1)
+    if duplicates:
+        errors.append(f"Repeated serial numbers: {', '.join(duplicates[:10])}.")
+    if len(cleaned) > line.quantity:
+        errors.append(f"{len(cleaned)} serial numbers for a quantity of {line.quantity}.")
+    if errors:
+        raise ValidationError({"serials": errors})
+    kept = {s.serial: s for s in line.serials.all()}
+    line.serials.exclude(serial__in=cleaned).delete()
+    LineSerial.objects.bulk_create([LineSerial(line=line, serial=s) for s in cleaned if s not in kept])
+    return list(line.serials.all())
+
+
+# --- packages and legs ----------------------------------------------------------------------
+
+
+@transaction.atomic
+def package_add(
+    *,
+    shipment: Shipment,
+    fields: dict[str, Any],
+    items: list[tuple[ShipmentLine, int]],
+    serials: list[str] | None = None,
+) -> Package:
+    """Pack units of lines (and, for serialised parts, their serial numbers) into a new package."""
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    if shipment.status not in (
+        ShipmentStatus.DRAFT,
+        ShipmentStatus.COMPLIANCE_REVIEW,
+        ShipmentStatus.APPROVED,
+    ):
+        raise ValidationError(
+            {
+                "shipment": f"{shipment.reference} is {shipment.get_status_display().lower()}; "
+                "packing changes only before booking."
+            }
+        )
+    if not items:
+        raise ValidationError({"items": "A package contains at least one line."})
+    packed = dict(
+        PackageItem.objects.filter(line__shipment=shipment).values_list("line_id").annotate(n=Sum("quantity"))
+    )
+    errors = []
+    for line, quantity in items:
+        if line.shipment_id != shipment.pk:
+            errors.append(f"Line {line.pk} is not on {shipment.reference}.")
+        elif quantity < 1:
+            errors.append(f"Line {line.line_number}: quantity must be at least 1.")
+        elif packed.get(line.pk, 0) + quantity > line.quantity:
+            left = line.quantity - packed.get(line.pk, 0)
+            errors.append(f"Line {line.line_number}: only {left} of {line.quantity} left to pack.")
+    if errors:
+        raise ValidationError({"items": errors})
+    number = (shipment.packages.aggregate(n=Max("number"))["n"] or 0) + 1
+    package = _save(Package(shipment=shipment, number=number), **fields)
+    PackageItem.objects.bulk_create(
+        [PackageItem(package=package, line=line, quantity=q) for line, q in items]
+    )
+    if serials:
+        _pack_serials(package, items, serials)
+    return package
+
+
+def _pack_serials(package: Package, items: list[tuple[ShipmentLine, int]], serials: list[str]) -> None:
+    lines = {line.pk: (line, quantity) for line, quantity in items}
+    found = {s.serial: s for s in LineSerial.objects.filter(line_id__in=lines, serial__in=serials)}
+    errors = []
+    unknown = [s for s in serials if s not in found]
+    if unknown:
+        errors.append(f"Not serial numbers of these lines: {', '.join(unknown[:10])}.")
+    elsewhere = [s for s in found.values() if s.package_id and s.package_id != package.pk]
+    if elsewhere:
+        errors.append(f"Already packed elsewhere: {', '.join(s.serial for s in elsewhere[:10])}.")
+    per_line = Counter(s.line_id for s in found.values())
+    for line_id, count in per_line.items():
+        line, quantity = lines[line_id]
+        if count > quantity:
+            errors.append(f"Line {line.line_number}: {count} serials for {quantity} units in this package.")
+    if errors:
+        raise ValidationError({"serials": errors})
+    LineSerial.objects.filter(pk__in=[s.pk for s in found.values()]).update(package=package)
+
+
+@transaction.atomic
+def package_remove(*, package: Package) -> None:
+    if package.shipment.status not in (
+        ShipmentStatus.DRAFT,
+        ShipmentStatus.COMPLIANCE_REVIEW,
+        ShipmentStatus.APPROVED,
+    ):
+        raise ValidationError({"shipment": "Packing changes only before booking."})
+    package.delete()
+
+
+@transaction.atomic
+def leg_add(*, shipment: Shipment, fields: dict[str, Any], lines: list[ShipmentLine] | None = None) -> Leg:
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    if shipment.status in workflow.TERMINAL:
+        raise ValidationError(
+            {"shipment": f"{shipment.reference} is {shipment.get_status_display().lower()}."}
+        )
+    sequence = (shipment.legs.aggregate(n=Max("sequence"))["n"] or 0) + 1
+    leg = _save(Leg(shipment=shipment, sequence=fields.pop("sequence", None) or sequence), **fields)
+    if lines:
+        foreign = [line for line in lines if line.shipment_id != shipment.pk]
+        if foreign:
+            raise ValidationError({"lines": "Every line must belong to this shipment."})
+        leg.lines.set(lines)
+    selectors.shipment_refresh_eta(shipment)
+    return leg
+
+
+@transaction.atomic
+def leg_update(*, leg: Leg, fields: dict[str, Any], lines: list[ShipmentLine] | None = None) -> Leg:
+    leg = Leg.objects.select_for_update().get(pk=leg.pk)
+    _save(leg, **fields)
+    if lines is not None:
+        leg.lines.set(lines)
+    selectors.shipment_refresh_eta(leg.shipment)
+    return leg
+
+
+# --- the status flow ------------------------------------------------------------------------
+
+TRANSITION_CAPABILITY = {
+    ShipmentStatus.COMPLIANCE_REVIEW: "shipments.submit",
+    ShipmentStatus.DRAFT: "shipments.submit",
+    ShipmentStatus.APPROVED: "shipments.approve",
+    ShipmentStatus.BOOKED: "shipments.book",
+    ShipmentStatus.IN_TRANSIT: "shipments.track",
+    ShipmentStatus.AT_CUSTOMS: "shipments.track",
+    ShipmentStatus.CLEARED: "shipments.track",
+    ShipmentStatus.DELIVERED: "shipments.track",
+    ShipmentStatus.ON_HOLD: "shipments.hold",
+    ShipmentStatus.CANCELLED: "shipments.cancel",
+}
+RELEASE = "release"
+
+
+def guard_problems(shipment: Shipment, target: str) -> list[str]:
+    """What stops `shipment` from entering `target` (empty when nothing does)."""
+    problems: list[str] = []
+    if target == ShipmentStatus.COMPLIANCE_REVIEW:
+        lines = list(shipment.lines.all())
+        if not lines:
+            problems.append("The shipment has no lines.")
+        roles = set(shipment.parties.values_list("role", flat=True))
+        for role in (PartyRole.SHIPPER, PartyRole.CONSIGNEE):
+            if role not in roles:
+                problems.append(f"No {PartyRole(role).label.lower()} is named.")
+        for need in selectors.record_party_needs(shipment):
+            role = PartyRole.IMPORTER_OF_RECORD if need.role == "importer" else PartyRole.EXPORTER_OF_RECORD
+            if need.needed and role not in roles:
+                problems.append(f"{need.reasons[0]} Name an {role.label.lower()}.")
+    elif target == ShipmentStatus.APPROVED:
+        problems.extend(selectors.compliance_problems(shipment))
+    elif target == ShipmentStatus.BOOKED:
+        problems.extend(selectors.packing_problems(shipment))
+        if not shipment.legs.filter(role=LegRole.MAIN).exists():
+            problems.append("No main-carriage leg is planned.")
+        problems.extend(selectors.document_problems(shipment))
+    return problems
+
+
+@transaction.atomic
+def shipment_transition(
+    *,
+    shipment: Shipment,
+    target: str,
+    actor: User | None,
+    reason: str = "",
+    hold_kind: str = "",
+    check_capability: bool = True,
+) -> Shipment:
+    """The only way a shipment's status changes: lock, check flow and guard, save, audit.
+
+    `target` is a status, or "release" to return a held shipment to where it was held.
+    """
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    current = ShipmentStatus(shipment.status)
+    reason = (reason or "").strip()
+    if target == RELEASE:
+        if current != ShipmentStatus.ON_HOLD:
+            raise TransitionRefused(f"{shipment.reference} is not on hold.")
+        capability = (
+            "shipments.release_compliance_hold"
+            if shipment.hold_kind == workflow.HoldKind.COMPLIANCE
+            else "shipments.release_customs_hold"
+        )
+        new_status = ShipmentStatus(shipment.held_from)
+    else:
+        try:
+            new_status = ShipmentStatus(target)
+        except ValueError as exc:
+            raise TransitionRefused(f"Unknown status {target!r}.") from exc
+        if not workflow.can_move(workflow.Status(current), workflow.Status(new_status)):
+            allowed = ", ".join(sorted(workflow.TRANSITIONS[workflow.Status(current)])) or "none"
+            raise TransitionRefused(
+                f"{shipment.reference} cannot go from {current.label.lower()} to {new_status.label.lower()} "
+                f"(allowed: {allowed}{', release' if current == ShipmentStatus.ON_HOLD else ''})."
+            )
+        capability = TRANSITION_CAPABILITY[new_status]
+    if check_capability and actor is not None and not actor.can(capability):
+        raise TransitionRefused(f"Your role may not move a shipment to {new_status.label.lower()}.")
+    if new_status in (ShipmentStatus.ON_HOLD, ShipmentStatus.CANCELLED) and not reason:
+        raise TransitionRefused(f"A reason is required to put a shipment {new_status.label.lower()}.")
+    if new_status == ShipmentStatus.ON_HOLD and hold_kind not in workflow.HoldKind.__members__.values():
+        raise TransitionRefused("Say whether this is a compliance or a customs hold.")
+    if target != RELEASE:
+        problems = guard_problems(shipment, new_status)
+        if problems:
+            raise TransitionRefused(
+                f"{shipment.reference} cannot move to {new_status.label.lower()} yet.", reasons=problems
+            )
+    before = shipment.status
+    if new_status == ShipmentStatus.ON_HOLD:
+        shipment.held_from, shipment.hold_kind, shipment.hold_reason = before, hold_kind, reason
+    elif current == ShipmentStatus.ON_HOLD:
+        shipment.held_from, shipment.hold_kind, shipment.hold_reason = "", "", ""
+    shipment.status = new_status
+    shipment.status_changed_at = timezone.now()
+    shipment.save(
+        update_fields=["status", "held_from", "hold_kind", "hold_reason", "status_changed_at", "updated_at"]
+    )
+    label = "release" if target == RELEASE else ""
+    record_transition(
+        shipment,
+        field="status",
+        before=before,
+        after=new_status,
+        actor=actor,
+        reason=" — ".join(p for p in (label, hold_kind, reason) if p),
+    )
+    return shipment
+
+
+# --- milestones -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def event_record(
+    *,
+    shipment: Shipment,
+    actor: User,
+    code: str,
+    occurred_at: dt.datetime,
+    location: str = "",
+    remarks: str = "",
+    leg: Leg | None = None,
+    eta: dt.date | None = None,
+) -> TrackingEvent:
+    """Add a milestone; it moves the status along where the flow allows (events may arrive out of order)."""
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    if shipment.status == ShipmentStatus.CANCELLED:
+        raise ValidationError({"shipment": f"{shipment.reference} is cancelled; it takes no more events."})
+    if code not in EventCode.values:
+        raise ValidationError(
+            {"code": f"Unknown event code {code!r}; use one of {', '.join(EventCode.values)}."}
+        )
+    if leg is not None and leg.shipment_id != shipment.pk:
+        raise ValidationError({"leg": f"Leg {leg.pk} is not a leg of {shipment.reference}."})
+    if occurred_at > timezone.now() + dt.timedelta(hours=1):
+        raise ValidationError({"occurred_at": "An event cannot happen in the future."})
+    event = TrackingEvent(
+        shipment=shipment,
+        leg=leg,
+        code=code,
+        occurred_at=occurred_at,
+        location=location,
+        remarks=remarks,
+        eta=eta,
+        posted_by=actor,
+        organisation=actor.organisation,
+        status_before=shipment.status,
+    )
+    event.full_clean(exclude=["posted_by"])
+    event.save()
+    _apply_event_to_leg(event)
+    new_status = _event_status(shipment, event)
+    if new_status:
+        if new_status == RELEASE:
+            shipment = shipment_transition(
+                shipment=shipment,
+                target=RELEASE,
+                actor=actor,
+                reason=f"{event.get_code_display()}: {remarks}",
+                check_capability=False,
+            )
+            if shipment.status == ShipmentStatus.AT_CUSTOMS:
+                shipment = shipment_transition(
+                    shipment=shipment, target=ShipmentStatus.CLEARED, actor=actor, check_capability=False
+                )
+        else:
+            shipment = shipment_transition(
+                shipment=shipment,
+                target=new_status,
+                actor=actor,
+                check_capability=False,
+                reason=remarks or f"{event.get_code_display()} at {location}".strip(),
+                hold_kind=workflow.HoldKind.CUSTOMS if new_status == ShipmentStatus.ON_HOLD else "",
+            )
+        event.status_after = shipment.status
+        event.save(update_fields=["status_after"])
+    selectors.shipment_refresh_eta(shipment)
+    return event
+
+
+def _event_status(shipment: Shipment, event: TrackingEvent) -> str | None:
+    current = workflow.Status(shipment.status)
+    if event.code == EventCode.CUSTOMS_HOLD:
+        return ShipmentStatus.ON_HOLD if workflow.can_move(current, workflow.Status.ON_HOLD) else None
+    if event.code == EventCode.CUSTOMS_RELEASED and current == workflow.Status.ON_HOLD:
+        return RELEASE if shipment.hold_kind == workflow.HoldKind.CUSTOMS else None
+    is_final = (
+        event.leg is None
+        or event.leg.destination_id == shipment.destination_id
+        or (
+            event.leg.role != LegRole.INBOUND
+            and not shipment.legs.filter(sequence__gt=event.leg.sequence).exists()
+        )
+    )
+    target = workflow.event_target(event.code, current, is_final_leg=is_final)
+    if target == workflow.Status.IN_TRANSIT and event.leg is not None and event.leg.role == LegRole.INBOUND:
+        return None  # a supplier's truck leaving for the consolidation warehouse is not the main departure
+    return target.value if target else None
+
+
+def _apply_event_to_leg(event: TrackingEvent) -> None:
+    if event.leg is None:
+        return
+    if event.code == EventCode.DEPARTED and event.leg.actual_departure is None:
+        Leg.objects.filter(pk=event.leg.pk).update(actual_departure=event.occurred_at)
+    if event.code == EventCode.ARRIVED and event.leg.actual_arrival is None:
+        Leg.objects.filter(pk=event.leg.pk).update(actual_arrival=event.occurred_at)
+
+
+# --- sites ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def site_create(*, actor: User, fields: dict[str, Any]) -> Site:
+    return _save(Site(owner=_owner_for(actor)), **fields)
+
+
+@transaction.atomic
+def site_update(*, site: Site, fields: dict[str, Any]) -> Site:
+    return _save(Site.objects.select_for_update().get(pk=site.pk), **fields)

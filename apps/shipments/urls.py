@@ -1,0 +1,24 @@
+from django.urls import path
+
+from . import views
+
+app_name = "shipments"
+
+urlpatterns = [
+    path("shipments/", views.ShipmentListView.as_view(), name="shipment-list"),
+    path("shipments/new/", views.ShipmentCreateView.as_view(), name="shipment-create"),
+    path("shipments/<str:reference>/", views.ShipmentDetailView.as_view(), name="shipment-detail"),
+    path("shipments/<str:reference>/edit/", views.ShipmentUpdateView.as_view(), name="shipment-update"),
+    path("shipments/<str:reference>/transition/", views.TransitionView.as_view(), name="shipment-transition"),
+    path("shipments/<str:reference>/lines/", views.LineAddView.as_view(), name="line-add"),
+    path(
+        "shipments/<str:reference>/lines/<int:pk>/remove/", views.LineRemoveView.as_view(), name="line-remove"
+    ),
+    path("shipments/<str:reference>/packages/", views.PackageAddView.as_view(), name="package-add"),
+    path("shipments/<str:reference>/legs/", views.LegAddView.as_view(), name="leg-add"),
+    path("shipments/<str:reference>/events/", views.EventAddView.as_view(), name="event-add"),
+    path("shipments/<str:reference>/freight/", views.FreightPanelView.as_view(), name="freight-panel"),
+    path("sites/", views.SiteListView.as_view(), name="site-list"),
+    path("sites/new/", views.SiteCreateView.as_view(), name="site-create"),
+    path("freight-rates/", views.FreightRateListView.as_view(), name="rate-list"),
+]

@@ -1,0 +1,381 @@
+"""Browser pages for shipments, sites and freight rates."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.views import View
+from django.views.generic import CreateView, TemplateView, UpdateView
+
+from apps.accounts.models import RecordService
+from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.core.models import AuditEvent
+from apps.core.scoping import CHANGE, VIEW
+from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
+
+from . import selectors, services
+from .engines import workflow
+from .engines.freight import NoRateError
+from .engines.incoterms import rule as incoterm_rule
+from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
+from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
+from .models import FreightRate, Shipment, ShipmentLine, ShipmentStatus, Site
+from .presenters import freight_plan_data
+
+
+class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
+    capability = "shipments.view"
+    template_name = "shipments/shipment_list.html"
+    partial_template_name = "shipments/_shipment_table.html"
+    filterset_class = ShipmentFilter
+
+    def get_queryset(self):
+        return Shipment.objects.for_list().visible_to(self.request.user).order_by("-created_at", "-id")
+
+
+class ShipmentCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
+    capability = "shipments.edit"
+    model = Shipment
+    form_class = ShipmentForm
+    template_name = "shipments/shipment_form.html"
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"user": self.request.user}
+
+    def save_with_service(self, form):
+        fields = {name: form.cleaned_data[name] for name in ShipmentForm.Meta.fields}
+        shipment = services.shipment_create(actor=self.request.user, fields=fields, parties=form.parties())
+        messages.success(self.request, f"Shipment {shipment} created as a draft.")
+        return shipment
+
+
+class ShipmentUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+    capability = "shipments.edit"
+    scope_action = CHANGE
+    model = Shipment
+    form_class = ShipmentForm
+    template_name = "shipments/shipment_form.html"
+    slug_field = slug_url_kwarg = "reference"
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"user": self.request.user}
+
+    def save_with_service(self, form):
+        fields = {
+            name: form.cleaned_data[name] for name in form.changed_data if name in ShipmentForm.Meta.fields
+        }
+        with transaction.atomic():
+            shipment = (
+                services.shipment_update(shipment=self.object, fields=fields) if fields else self.object
+            )
+            current = {p.role: p.organisation_id for p in shipment.parties.all()}
+            for role, organisation in form.parties().items():
+                if current.get(role) != (organisation.pk if organisation else None):
+                    services.party_set(shipment=shipment, role=role, organisation=organisation)
+        messages.success(self.request, f"Shipment {shipment} saved.")
+        return shipment
+
+
+def _actions_for(user, shipment: Shipment) -> list[dict]:
+    """The status buttons this user may press now (the service still checks everything)."""
+    current = workflow.Status(shipment.status)
+    actions = []
+    for target in workflow.ORDER + [workflow.Status.ON_HOLD, workflow.Status.CANCELLED]:
+        if workflow.can_move(current, target) and user.can(
+            services.TRANSITION_CAPABILITY[ShipmentStatus(target)]
+        ):
+            actions.append(
+                {
+                    "to": target.value,
+                    "label": _ACTION_LABELS.get(target, workflow.LABELS[target]),
+                    "needs_reason": target in (workflow.Status.ON_HOLD, workflow.Status.CANCELLED),
+                    "is_hold": target == workflow.Status.ON_HOLD,
+                }
+            )
+    if current == workflow.Status.ON_HOLD:
+        capability = (
+            "shipments.release_compliance_hold"
+            if shipment.hold_kind == "compliance"
+            else "shipments.release_customs_hold"
+        )
+        if user.can(capability):
+            actions.insert(
+                0,
+                {
+                    "to": "release",
+                    "label": f"Release hold (back to {shipment.get_held_from_display()})",
+                    "needs_reason": False,
+                    "is_hold": False,
+                },
+            )
+    return actions
+
+
+_ACTION_LABELS = {
+    workflow.Status.COMPLIANCE_REVIEW: "Submit for compliance review",
+    workflow.Status.DRAFT: "Back to draft",
+    workflow.Status.APPROVED: "Approve",
+    workflow.Status.BOOKED: "Book",
+    workflow.Status.IN_TRANSIT: "Mark in transit",
+    workflow.Status.AT_CUSTOMS: "Mark at customs",
+    workflow.Status.CLEARED: "Mark cleared",
+    workflow.Status.DELIVERED: "Mark delivered",
+    workflow.Status.ON_HOLD: "Put on hold",
+    workflow.Status.CANCELLED: "Cancel shipment",
+}
+
+
+class ShipmentDetailView(CapabilityRequiredMixin, View):
+    """The shipment page; its forms post to the small views below, which re-render it on errors."""
+
+    capability = "shipments.view"
+
+    def get(self, request, reference):
+        return render_shipment(request, reference)
+
+
+def _get_shipment(request, reference: str, action: str = VIEW) -> Shipment:
+    return get_object_or_404(
+        selectors.shipment_detail_queryset().visible_to(request.user, action), reference=reference
+    )
+
+
+def render_shipment(request, reference: str, status: int = 200, **forms_override):
+    shipment = _get_shipment(request, reference)
+    user = request.user
+    can_change = Shipment.objects.visible_to(user, CHANGE).filter(pk=shipment.pk).exists()
+    needs = selectors.record_party_needs(shipment)
+    providers = {
+        need.role: selectors.record_party_providers(
+            need.country,
+            RecordService.IMPORTER_OF_RECORD if need.role == "importer" else RecordService.EXPORTER_OF_RECORD,
+        )
+        for need in needs
+        if need.needed
+    }
+    lines = list(shipment.lines.all())
+    context = {
+        "shipment": shipment,
+        "lines": lines,
+        "packages": list(shipment.packages.all()),
+        "legs": list(shipment.legs.all()),
+        "events": sorted(shipment.events.all(), key=lambda e: (e.occurred_at, e.id)),
+        "parties": list(shipment.parties.all()),
+        "incoterm": incoterm_rule(shipment.incoterm),
+        "record_needs": [(need, providers.get(need.role, [])) for need in needs],
+        "is_late": selectors.is_late(shipment),
+        "totals": {
+            "value": sum((line.line_value for line in lines), 0),
+            "units": sum(line.quantity for line in lines),
+        },
+        "can_change": can_change and user.can("shipments.edit"),
+        "can_post_events": can_change and user.can("shipments.track") and shipment.status != "cancelled",
+        "actions": _actions_for(user, shipment) if can_change else [],
+        "audit_events": list(AuditEvent.objects.for_object(shipment)[:100]),
+        "line_form": forms_override.get("line_form") or LineForm(user=user),
+        "package_form": forms_override.get("package_form") or PackageForm(),
+        "leg_form": forms_override.get("leg_form") or LegForm(user=user),
+        "event_form": forms_override.get("event_form") or EventForm(),
+        "transition_errors": forms_override.get("transition_errors"),
+        "open_form": forms_override.get("open_form", ""),
+    }
+    return render(request, "shipments/shipment_detail.html", context, status=status)
+
+
+class _ShipmentPostView(CapabilityRequiredMixin, View):
+    capability = "shipments.edit"
+    form_class = None
+    form_name = ""
+
+    def post(self, request, reference):
+        self.shipment = _get_shipment(request, reference, CHANGE)
+        form = self.form_class(request.POST, **self.form_kwargs())
+        if form.is_valid():
+            try:
+                message = self.save(form)
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                messages.success(request, message)
+                return HttpResponseRedirect(self.shipment.get_absolute_url())
+        return render_shipment(
+            request, reference, status=400, open_form=self.form_name, **{self.form_name: form}
+        )
+
+    def form_kwargs(self) -> dict:
+        return {}
+
+
+class LineAddView(_ShipmentPostView):
+    form_class = LineForm
+    form_name = "line_form"
+
+    def form_kwargs(self):
+        return {"user": self.request.user}
+
+    def save(self, form):
+        data = form.cleaned_data
+        fields = {k: data[k] for k in ("unit_value", "hs_code") if data.get(k) not in (None, "")}
+        line = services.line_add(
+            shipment=self.shipment,
+            part=data["part"],
+            quantity=data["quantity"],
+            fields=fields,
+            serials=data["serials"] or None,
+        )
+        return f"Line {line.line_number} added: {line.quantity} × {line.part}."
+
+
+class LineRemoveView(CapabilityRequiredMixin, View):
+    capability = "shipments.edit"
+
+    def post(self, request, reference, pk):
+        shipment = _get_shipment(request, reference, CHANGE)
+        line = get_object_or_404(ShipmentLine, pk=pk, shipment=shipment)
+        try:
+            services.line_remove(line=line)
+            messages.success(request, f"Line {line.line_number} removed.")
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(shipment.get_absolute_url())
+
+
+class PackageAddView(_ShipmentPostView):
+    form_class = PackageForm
+    form_name = "package_form"
+
+    def save(self, form):
+        data = dict(form.cleaned_data)
+        contents, serials = data.pop("contents"), data.pop("serials")
+        lines = {line.line_number: line for line in self.shipment.lines.all()}
+        missing = [str(n) for n, _ in contents if n not in lines]
+        if missing:
+            raise ValidationError({"contents": f"No line {', '.join(missing)} on {self.shipment}."})
+        package = services.package_add(
+            shipment=self.shipment, fields=data, items=[(lines[n], q) for n, q in contents], serials=serials
+        )
+        return f"{package} added."
+
+
+class LegAddView(_ShipmentPostView):
+    form_class = LegForm
+    form_name = "leg_form"
+
+    def form_kwargs(self):
+        return {"user": self.request.user}
+
+    def save(self, form):
+        leg = services.leg_add(shipment=self.shipment, fields=dict(form.cleaned_data))
+        return f"{leg} added."
+
+
+class EventAddView(_ShipmentPostView):
+    capability = "shipments.track"
+    form_class = EventForm
+    form_name = "event_form"
+
+    def save(self, form):
+        data = form.cleaned_data
+        event = services.event_record(
+            shipment=self.shipment,
+            actor=self.request.user,
+            code=data["code"],
+            occurred_at=data["occurred_at"],
+            location=data["location"],
+            remarks=data["remarks"],
+            eta=data["eta"],
+        )
+        moved = f"; status now {event.shipment.get_status_display().lower()}" if event.status_after else ""
+        return f"Event “{event.get_code_display()}” recorded{moved}."
+
+
+class TransitionView(CapabilityRequiredMixin, View):
+    capability = "shipments.view"
+
+    def post(self, request, reference):
+        shipment = _get_shipment(request, reference, CHANGE)
+        form = TransitionForm(request.POST)
+        if not form.is_valid():
+            raise Http404
+        try:
+            shipment = services.shipment_transition(
+                shipment=shipment,
+                target=form.cleaned_data["to"],
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                hold_kind=form.cleaned_data["hold_kind"],
+            )
+        except services.TransitionRefused as exc:
+            return render_shipment(
+                request,
+                reference,
+                status=409,
+                transition_errors={"message": exc.message, "reasons": exc.reasons},
+            )
+        messages.success(request, f"{shipment} is now {shipment.get_status_display().lower()}.")
+        return HttpResponseRedirect(shipment.get_absolute_url())
+
+
+class FreightPanelView(CapabilityRequiredMixin, View):
+    """The freight options panel, loaded by htmx so a lane without rates never breaks the page."""
+
+    capability = "shipments.view"
+
+    def get(self, request, reference):
+        shipment = get_object_or_404(
+            Shipment.objects.select_related("origin", "destination").visible_to(request.user),
+            reference=reference,
+        )
+        try:
+            plan, error = freight_plan_data(shipment), None
+        except NoRateError as exc:
+            plan, error = None, str(exc)
+        except ValueError as exc:  # a package that fits no container, mixed currencies …
+            plan, error = None, str(exc)
+        return render(
+            request, "shipments/_freight_panel.html", {"shipment": shipment, "plan": plan, "error": error}
+        )
+
+
+class SiteListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
+    capability = "sites.view"
+    template_name = "shipments/site_list.html"
+    partial_template_name = "shipments/_site_table.html"
+    filterset_class = SiteFilter
+
+    def get_queryset(self):
+        return (
+            Site.objects.visible_to(self.request.user)
+            .select_related("owner")
+            .order_by("country", "city", "name")
+        )
+
+
+class SiteCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
+    capability = "sites.edit"
+    model = Site
+    form_class = SiteForm
+    template_name = "shipments/site_form.html"
+
+    def get_form(self, form_class=None):
+        form = super().get_form(form_class)
+        form.instance.owner = services._owner_for(self.request.user)
+        return form
+
+    def save_with_service(self, form):
+        site = services.site_create(actor=self.request.user, fields=form.cleaned_data)
+        messages.success(self.request, f"Site {site} added.")
+        return site
+
+
+class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
+    capability = "freight.view"
+    template_name = "shipments/rate_list.html"
+    partial_template_name = "shipments/_rate_table.html"
+    filterset_class = FreightRateFilter
+
+    def get_queryset(self):
+        return FreightRate.objects.all()
