@@ -161,7 +161,9 @@ class LineSerializer(serializers.ModelSerializer):
     part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.filter(is_active=True))
     part_number = serializers.CharField(source="part.part_number", read_only=True)
     line_value = serializers.DecimalField(max_digits=18, decimal_places=2, read_only=True)
-    serials = serializers.ListField(child=serializers.CharField(max_length=80), required=False)
+    serials = serializers.ListField(
+        child=serializers.CharField(max_length=80), required=False, write_only=True
+    )
     unit_value = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, min_value=0)
     description = serializers.CharField(required=False, max_length=300)
     country_of_origin = serializers.CharField(required=False, max_length=2)
@@ -207,8 +209,10 @@ class PackageItemSerializer(serializers.Serializer):
 
 class PackageSerializer(serializers.ModelSerializer):
     package_type = serializers.ChoiceField(choices=PackageType.choices)
-    items = PackageItemSerializer(many=True)
-    serials = serializers.ListField(child=serializers.CharField(max_length=80), required=False)
+    items = PackageItemSerializer(many=True, write_only=True)
+    serials = serializers.ListField(
+        child=serializers.CharField(max_length=80), required=False, write_only=True
+    )
     dangerous_goods = serializers.SerializerMethodField()
     volume_m3 = serializers.DecimalField(max_digits=10, decimal_places=3, read_only=True)
 
@@ -250,6 +254,7 @@ class LegSerializer(serializers.ModelSerializer):
     lines = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
         required=False,
+        write_only=True,
         help_text="Line numbers this leg carries (inbound legs).",
     )
 

@@ -74,7 +74,7 @@ class ShipmentViewSet(
     }
 
     def get_base_queryset(self):
-        return Shipment.objects.for_list().prefetch_related("parties__organisation")
+        return Shipment.objects.for_list().with_parties()
 
     def get_queryset(self):
         # Posting an event or asking for a transition needs visibility; the service checks the rest.
@@ -225,6 +225,13 @@ class _ShipmentChildViewSet(OrgScopedViewSetMixin, viewsets.ModelViewSet):
 
     capabilities = {"read": "shipments.view", "write": "shipments.edit"}
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # Resolve the shipment before reading the body: another organisation's shipment is a 404,
+        # never a validation error that would confirm it exists.
+        if not getattr(self, "swagger_fake_view", False):
+            self.get_shipment()
 
     def get_shipment(self) -> Shipment:
         if not hasattr(self, "_shipment"):

@@ -1,0 +1,168 @@
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from apps.accounts.models import Registration
+from apps.shipments import services
+from apps.shipments.models import DestinationTax, FreightRate, Site, TariffRate
+from tests.factories import OrganisationFactory, PartFactory
+
+TODAY = dt.date(2026, 12, 2)
+
+
+@pytest.fixture
+def customer(db):
+    org = OrganisationFactory(kind="customer", legal_name="Chennai AI Compute", country="IN", city="Chennai")
+    for scheme, number in (("iec", "AAKCC5521M"), ("gstin", "33AAKCC5521M1Z2")):
+        Registration.objects.create(organisation=org, scheme=scheme, number=number, country="IN")
+    return org
+
+
+@pytest.fixture
+def factory_site(supplier):
+    return Site.objects.create(
+        owner=supplier, name="Guishan factory", kind="factory", city="Taoyuan", country="TW"
+    )
+
+
+@pytest.fixture
+def datacentre(operator):
+    return Site.objects.create(
+        owner=operator, name="Siruseri DC1", kind="data_centre", city="Chennai", country="IN"
+    )
+
+
+@pytest.fixture
+def hub(operator):
+    return Site.objects.create(
+        owner=operator, name="SG bonded hub", kind="warehouse", city="Singapore", country="SG", is_bonded=True
+    )
+
+
+@pytest.fixture
+def gpu_server(db):
+    return PartFactory(
+        part_number="DGX-H100",
+        name="DGX H100",
+        category="server",
+        unit_weight_kg=Decimal("130"),
+        length_cm=Decimal("130"),
+        width_cm=Decimal("85"),
+        height_cm=Decimal("110"),
+        unit_value=Decimal("373000"),
+        hs_code="847150",
+        country_of_origin="TW",
+        contains_lithium_batteries=True,
+        gpus_per_server=8,
+    )
+
+
+@pytest.fixture
+def cable(db):
+    return PartFactory(
+        part_number="MCP4Y10-N002",
+        name="NDR DAC 2 m",
+        category="cable",
+        unit_weight_kg=Decimal("0.6"),
+        length_cm=Decimal("30"),
+        width_cm=Decimal("20"),
+        height_cm=Decimal("5"),
+        unit_value=Decimal("180"),
+        hs_code="854442",
+        is_serialised=False,
+        country_of_origin="CN",
+    )
+
+
+@pytest.fixture
+def rates(db):
+    valid = {"valid_from": dt.date(2026, 1, 1), "valid_to": dt.date(2027, 12, 31)}
+    air = FreightRate.objects.create(
+        origin_country="TW",
+        destination_country="IN",
+        mode="air",
+        service="Air",
+        price_per_kg=Decimal("4.20"),
+        minimum_charge=Decimal("250"),
+        transit_days=5,
+        **valid,
+    )
+    ocean = FreightRate.objects.create(
+        origin_country="TW",
+        destination_country="IN",
+        mode="ocean",
+        service="Ocean",
+        price_20gp=Decimal("1400"),
+        price_40gp=Decimal("2200"),
+        price_40hc=Decimal("2400"),
+        price_per_cbm=Decimal("65"),
+        price_per_tonne=Decimal("45"),
+        minimum_charge=Decimal("150"),
+        transit_days=18,
+        **valid,
+    )
+    TariffRate.objects.create(destination_country="IN", hs_prefix="8471", duty_rate=Decimal("0"))
+    TariffRate.objects.create(destination_country="IN", hs_prefix="8544", duty_rate=Decimal("0.10"))
+    DestinationTax.objects.create(
+        country="IN",
+        valuation_basis="CIF",
+        vat_name="IGST",
+        vat_rate=Decimal("0.18"),
+        levy_on_duty_rate=Decimal("0.10"),
+        brokerage_fee=Decimal("350"),
+    )
+    return air, ocean
+
+
+@pytest.fixture
+def make_shipment(coordinator, supplier, customer, factory_site, datacentre):
+    """A draft TW → IN shipment with shipper and consignee; override fields and parties as needed."""
+
+    def make(actor=None, parties=None, **fields):
+        today = timezone.localdate()
+        values = {
+            "origin": factory_site,
+            "destination": datacentre,
+            "incoterm": "DAP",
+            "incoterm_place": "Siruseri DC1",
+            "mode": "air",
+            "ready_date": today,
+            "required_by": today + dt.timedelta(days=30),
+        } | fields
+        return services.shipment_create(
+            actor=actor or coordinator,
+            fields=values,
+            parties={"shipper": supplier, "consignee": customer} | (parties or {}),
+        )
+
+    return make
+
+
+@pytest.fixture
+def ready_to_book(make_shipment, gpu_server, hub, datacentre):
+    """An approved shipment: one serialised line, fully packed, with a main leg."""
+
+    def build(**fields):
+        shipment = make_shipment(**fields)
+        line = services.line_add(shipment=shipment, part=gpu_server, quantity=2, serials=["S1", "S2"])
+        services.package_add(shipment=shipment, fields=crate(), items=[(line, 2)], serials=["S1", "S2"])
+        services.leg_add(
+            shipment=shipment,
+            fields={"role": "main", "origin": hub, "destination": datacentre, "mode": "air"},
+        )
+        return shipment
+
+    return build
+
+
+def crate(**overrides):
+    return {
+        "package_type": "crate",
+        "length_cm": Decimal("130"),
+        "width_cm": Decimal("90"),
+        "height_cm": Decimal("120"),
+        "gross_kg": Decimal("300"),
+        "net_kg": Decimal("260"),
+    } | overrides
