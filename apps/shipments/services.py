@@ -20,6 +20,7 @@ from . import selectors
 from .engines import workflow
 from .models import (
     EventCode,
+    FreightRate,
     Leg,
     LegRole,
     LineSerial,
@@ -556,3 +557,9 @@ def site_create(*, actor: User, fields: dict[str, Any]) -> Site:
 @transaction.atomic
 def site_update(*, site: Site, fields: dict[str, Any]) -> Site:
     return _save(Site.objects.select_for_update().get(pk=site.pk), **fields)
+
+
+@transaction.atomic
+def freight_rate_save(*, rate: FreightRate, fields: dict[str, Any]) -> FreightRate:
+    """Create or change a lane's rate; the model checks prices fit the mode and dates are in order."""
+    return _save(rate, **fields)

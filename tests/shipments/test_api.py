@@ -373,3 +373,26 @@ class TestScoping:
         ids = {s["id"] for s in api_as(outsider).get("/api/v1/sites/").json()["results"]}
         assert ids == {datacentre.pk}  # the operator's site, not the supplier's factory
         assert api_as(outsider).get(f"/api/v1/sites/{factory_site.pk}/").status_code == 404
+
+
+def test_rate_table_api(coordinator, compliance_officer, api_as):
+    api = api_as(coordinator)
+    payload = {
+        "origin_country": "TW",
+        "destination_country": "IN",
+        "mode": "air",
+        "service": "Air",
+        "price_per_kg": "4.20",
+        "transit_days": 5,
+        "valid_from": "2026-01-01",
+        "valid_to": "2026-12-31",
+    }
+    assert api.post("/api/v1/freight-rates/", payload, format="json").status_code == 201
+    no_price = api.post("/api/v1/freight-rates/", payload | {"price_per_kg": None}, format="json")
+    assert no_price.status_code == 400 and "price_per_kg" in no_price.json()
+    backwards = api.post("/api/v1/freight-rates/", payload | {"valid_to": "2025-01-01"}, format="json")
+    assert backwards.status_code == 400 and "valid_to" in backwards.json()
+    assert api.get("/api/v1/freight-rates/?valid_on=2026-06-01&mode=air").json()["count"] == 1
+    assert (
+        api_as(compliance_officer).post("/api/v1/freight-rates/", payload, format="json").status_code == 403
+    )

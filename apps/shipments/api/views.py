@@ -348,14 +348,9 @@ class FreightRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
     capabilities = {"read": "freight.view", "write": "freight.edit"}
 
     def perform_create(self, serializer):
-        instance = FreightRate(**serializer.validated_data)
-        instance.full_clean()
-        instance.save()
-        serializer.instance = instance
+        serializer.instance = services.freight_rate_save(rate=FreightRate(), fields=serializer.validated_data)
 
     def perform_update(self, serializer):
-        instance = serializer.instance
-        for key, value in serializer.validated_data.items():
-            setattr(instance, key, value)
-        instance.full_clean()
-        instance.save()
+        serializer.instance = services.freight_rate_save(
+            rate=serializer.instance, fields=serializer.validated_data
+        )
