@@ -36,20 +36,6 @@ def page(live_server):
         yield page
         context.close()
         browser.close()
-    _close_live_server_connections()
-
-
-def _close_live_server_connections() -> None:
-    """The live server answers in one thread per browser connection, each with its own database
-    connection; one still parked on a keep-alive socket would block dropping the test database."""
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
 
 
 @pytest.mark.browser
