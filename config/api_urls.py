@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
+from apps.compliance.api import views as compliance
 from apps.shipments.api import views as shipments
 
 app_name = "api"
@@ -27,6 +28,13 @@ router.register("manufacturers", catalog.ManufacturerViewSet, basename="manufact
 router.register("sites", shipments.SiteViewSet, basename="site")
 router.register("shipments", shipments.ShipmentViewSet, basename="shipment")
 router.register("freight-rates", shipments.FreightRateViewSet, basename="freight-rate")
+router.register("classifications", compliance.ClassificationViewSet, basename="classification")
+router.register("licences", compliance.LicenceViewSet, basename="licence")
+router.register("screening-lists", compliance.ScreeningListViewSet, basename="screening-list")
+router.register("screenings", compliance.ScreeningViewSet, basename="screening")
+router.register("screening-hits", compliance.ScreeningHitViewSet, basename="screening-hit")
+router.register("compliance-checks", compliance.ComplianceCheckViewSet, basename="compliance-check")
+router.register("hold-reasons", compliance.HoldReasonViewSet, basename="hold-reason")
 
 
 def _nested(prefix: str, viewset, basename: str) -> list:
@@ -44,6 +52,14 @@ def _nested(prefix: str, viewset, basename: str) -> list:
 
 urlpatterns = [
     path("me/", accounts.MeView.as_view(), name="me"),
+    path("determinations/", compliance.DeterminationView.as_view(), name="determination"),
+    path("countries/<str:code>/", compliance.CountryView.as_view(), name="country"),
+    path("tasks/<str:task_id>/", compliance.TaskStatusView.as_view(), name="task"),
+    path(
+        "shipments/<str:shipment_reference>/compliance-check/",
+        compliance.ComplianceCheckStartView.as_view(),
+        name="shipment-compliance-check",
+    ),
     *_nested("lines", shipments.LineViewSet, "shipment-line"),
     *_nested("packages", shipments.PackageViewSet, "shipment-package"),
     *_nested("legs", shipments.LegViewSet, "shipment-leg"),

@@ -16,6 +16,7 @@ urlpatterns = [
     path("parts/", include("apps.catalog.urls")),
     path("", include("apps.accounts.urls")),
     path("", include("apps.shipments.urls")),
+    path("", include("apps.compliance.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -38,6 +38,11 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "shipments.cancel": frozenset({Role.COORDINATOR, Role.ADMIN}),
     "sites.view": ALL_ROLES,
     "sites.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
+    "compliance.view": ALL_ROLES,
+    "compliance.run": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "compliance.review": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "screening.adhoc": ALL_ROLES,
+    "tasks.view": ALL_ROLES,
     "freight.view": ALL_ROLES,
     "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
 }

@@ -146,3 +146,23 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} {self.path} [{self.key}]"
+
+
+class TaskRecord(models.Model):
+    """Who started a background task and about what, so its progress is shown only to them."""
+
+    task_id = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=60)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    organisation = models.ForeignKey(
+        "accounts.Organisation", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    object_repr = models.CharField(max_length=200, blank=True)
+    object_url = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.task_id}"

@@ -6,7 +6,7 @@ from apps.accounts.models import Organisation
 from apps.catalog.models import Part
 from apps.core.hscodes import normalise_hs_code
 
-from .models import EventCode, Leg, Package, PartyRole, Shipment, Site
+from .models import EndUseFlag, EventCode, Leg, Package, PartyRole, Shipment, Site
 
 
 class ShipmentForm(forms.ModelForm):
@@ -25,6 +25,8 @@ class ShipmentForm(forms.ModelForm):
             "currency",
             "insurance_value",
             "reason_for_export",
+            "end_use",
+            "end_use_flags",
             "instructions",
         ]
         widgets = {
@@ -32,6 +34,14 @@ class ShipmentForm(forms.ModelForm):
             "required_by": forms.DateInput(attrs={"type": "date"}),
             "instructions": forms.Textarea(attrs={"rows": 3}),
         }
+
+    end_use_flags = forms.MultipleChoiceField(
+        choices=EndUseFlag.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="End-use red flags",
+        help_text="Any flag holds the shipment for a compliance officer.",
+    )
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -168,15 +168,10 @@ def record_party_providers(country: str, service: str) -> list[Organisation]:
 
 
 def compliance_problems(shipment: Shipment) -> list[str]:
-    problems = []
-    for line in shipment.lines.select_related("part"):
-        if not line.hs_code:
-            problems.append(f"Line {line.line_number} has no HS code.")
-        if not line.part.is_active:
-            problems.append(f"Line {line.line_number}: {line.part} is no longer an active part.")
-    inactive = shipment.parties.filter(organisation__is_active=False).select_related("organisation")
-    problems.extend(f"{p.get_role_display()} {p.organisation} is inactive." for p in inactive)
-    return problems
+    """Approval needs a passing compliance check of this version (or every hold reason resolved)."""
+    from apps.compliance.services import approval_problems
+
+    return approval_problems(shipment)
 
 
 def packing_problems(shipment: Shipment) -> list[str]:

@@ -434,6 +434,11 @@ def shipment_transition(
     shipment.save(
         update_fields=["status", "held_from", "hold_kind", "hold_reason", "status_changed_at", "updated_at"]
     )
+    if new_status == ShipmentStatus.COMPLIANCE_REVIEW and target != RELEASE:
+        # Entering review starts the compliance check in the background (after this commits).
+        from apps.compliance.services import compliance_check_start
+
+        compliance_check_start(shipment=shipment, actor=actor)
     label = "release" if target == RELEASE else ""
     record_transition(
         shipment,

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.catalog",
     "apps.shipments",
+    "apps.compliance",
 ]
 
 MIDDLEWARE = [

@@ -43,6 +43,14 @@ def hub(operator):
 
 @pytest.fixture
 def gpu_server(db):
+    h100 = PartFactory(
+        part_number="H100-SXM5",
+        name="H100",
+        category="accelerator",
+        hs_code="847330",
+        dense_tops={"8": "1979"},
+        die_area_mm2=Decimal("814"),
+    )
     return PartFactory(
         part_number="DGX-H100",
         name="DGX H100",
@@ -56,6 +64,7 @@ def gpu_server(db):
         country_of_origin="TW",
         contains_lithium_batteries=True,
         gpus_per_server=8,
+        accelerator=h100,
     )
 
 

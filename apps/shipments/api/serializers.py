@@ -6,6 +6,7 @@ from apps.core.hscodes import normalise_hs_code
 
 from ..engines.incoterms import rule as incoterm_rule
 from ..models import (
+    EndUseFlag,
     EventCode,
     FreightRate,
     Incoterm,
@@ -90,6 +91,8 @@ class ShipmentSerializer(serializers.ModelSerializer):
             "currency",
             "insurance_value",
             "reason_for_export",
+            "end_use",
+            "end_use_flags",
             "instructions",
             "line_count",
             "created_at",
@@ -115,6 +118,9 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
     origin = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
     destination = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
     incoterm = serializers.ChoiceField(choices=Incoterm.choices)
+    end_use_flags = serializers.ListField(
+        child=serializers.ChoiceField(choices=EndUseFlag.choices), required=False
+    )
     parties = serializers.DictField(
         child=serializers.PrimaryKeyRelatedField(
             queryset=Organisation.objects.filter(is_active=True), allow_null=True
@@ -136,6 +142,8 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
             "currency",
             "insurance_value",
             "reason_for_export",
+            "end_use",
+            "end_use_flags",
             "instructions",
             "parties",
         ]

@@ -1,5 +1,6 @@
 from .freight import DestinationTax, FreightRate, TariffRate
 from .shipments import (
+    EndUseFlag,
     Incoterm,
     LineSerial,
     Package,
@@ -17,6 +18,7 @@ from .tracking import EventCode, Leg, LegRole, TrackingEvent
 
 __all__ = [
     "DestinationTax",
+    "EndUseFlag",
     "EventCode",
     "FreightRate",
     "Incoterm",

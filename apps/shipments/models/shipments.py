@@ -101,6 +101,16 @@ class ShipmentQuerySet(OrgScopedQuerySet):
         )
 
 
+class EndUseFlag(models.TextChoices):
+    """Red flags recorded on a shipment (EAR Part 732 'know your customer' guidance, Part 744 end uses)."""
+
+    MILITARY = "military_end_use", "Military end use or military end user"
+    WMD = "wmd", "Nuclear, missile, chemical or biological weapons end use"
+    EVASIVE = "evasive", "Customer evasive about end use or end user"
+    DIVERSION = "diversion", "Destination or routing inconsistent with the stated end use"
+    UNUSUAL_TERMS = "unusual_terms", "Unusual payment or delivery terms"
+
+
 class Shipment(AuditedModel, TimeStampedModel):
     """Goods moving from an origin site to a destination site under one set of parties and terms."""
 
@@ -136,6 +146,14 @@ class Shipment(AuditedModel, TimeStampedModel):
     currency = CurrencyField(default="USD")
     insurance_value = MoneyField(null=True, blank=True, help_text="Insured value, in the shipment currency.")
     reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
+    end_use = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="What the goods will be used for, e.g. 'AI training cluster, pod 2'.",
+    )
+    end_use_flags = models.JSONField(
+        default=list, blank=True, help_text="Red flags; any one holds the shipment."
+    )
     instructions = models.TextField(blank=True)
 
     status = models.CharField(max_length=20, choices=ShipmentStatus.choices, default=ShipmentStatus.DRAFT)
@@ -182,6 +200,9 @@ class Shipment(AuditedModel, TimeStampedModel):
             errors["destination"] = "The destination must differ from the origin."
         if self.incoterm and self.mode and (problem := mode_problem(self.incoterm, self.mode)):
             errors["incoterm"] = problem
+        unknown = [f for f in self.end_use_flags or [] if f not in EndUseFlag.values]
+        if unknown:
+            errors["end_use_flags"] = f"Unknown red flags: {', '.join(map(str, unknown))}."
         if self.ready_date and self.required_by and self.required_by < self.ready_date:
             errors["required_by"] = "The required date is before the goods are ready."
         if errors:

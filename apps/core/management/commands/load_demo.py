@@ -7,6 +7,7 @@ from django.db import transaction
 
 from apps.accounts import demo as accounts_demo
 from apps.catalog import demo as catalog_demo
+from apps.compliance import demo as compliance_demo
 from apps.shipments import demo as shipments_demo
 
 DEFAULT_PASSWORD = "rackpass-demo"
@@ -22,7 +23,9 @@ class Command(BaseCommand):
         with transaction.atomic():
             counts = accounts_demo.load(password=password)
             counts |= catalog_demo.load()
+            counts |= compliance_demo.load_reference()
             counts |= shipments_demo.load()
+            counts |= compliance_demo.load_shipments()
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo data loaded: " + ", ".join(f"{n} new {what}" for what, n in counts.items())

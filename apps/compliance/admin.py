@@ -1,0 +1,85 @@
+from django.contrib import admin
+
+from apps.core.admin import AuditTrailAdminMixin
+
+from .models import (
+    ComplianceCheck,
+    CountryDataVersion,
+    ImportRequirement,
+    Licence,
+    PartCertification,
+    PartClassification,
+    PartyBlock,
+    ScreeningList,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written by services (checks, classifications, list editions): shown, never edited here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(CountryDataVersion)
+class CountryDataVersionAdmin(ReadOnlyAdmin):
+    list_display = ("as_of", "source", "is_active", "loaded_by", "created_at")
+    exclude = ("groups", "chart")
+
+
+@admin.register(PartClassification)
+class PartClassificationAdmin(ReadOnlyAdmin):
+    list_display = ("part", "eccn", "source", "is_current", "rule_version", "created_at", "created_by")
+    list_filter = ("source", "is_current", "eccn")
+    search_fields = ("part__part_number", "eccn")
+    list_select_related = ("part__manufacturer", "created_by")
+
+
+@admin.register(ComplianceCheck)
+class ComplianceCheckAdmin(ReadOnlyAdmin):
+    list_display = ("shipment", "result", "summary", "finished_at")
+    list_filter = ("result",)
+    search_fields = ("shipment__reference",)
+
+
+@admin.register(ScreeningList)
+class ScreeningListAdmin(ReadOnlyAdmin):
+    list_display = ("name", "version", "published", "entry_count", "is_active", "imported_at")
+
+
+@admin.register(PartyBlock)
+class PartyBlockAdmin(ReadOnlyAdmin):
+    list_display = ("organisation", "list_kind", "reason", "created_at", "lifted_at")
+
+
+@admin.register(Licence)
+class LicenceAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "number",
+        "eccns",
+        "destination_countries",
+        "consignee",
+        "permitted_quantity",
+        "permitted_value",
+        "expires_on",
+    )
+    search_fields = ("number", "eccns")
+
+
+@admin.register(ImportRequirement)
+class ImportRequirementAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("country", "kind", "scheme", "name", "hs_prefixes", "categories")
+    list_filter = ("country", "kind")
+
+
+@admin.register(PartCertification)
+class PartCertificationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("part", "scheme", "country", "number", "valid_until")
+    list_filter = ("scheme", "country")
+    raw_id_fields = ("part",)

@@ -1,0 +1,27 @@
+from .checks import CheckLineResult, CheckPartyResult, CheckResult, ComplianceCheck, HoldReason
+from .classification import ClassificationSource, PartCertification, PartClassification
+from .countries import CountryDataVersion, ImportRequirement, RequirementKind
+from .licences import Licence, LicenceDrawdown
+from .screening import HitStatus, PartyBlock, Screening, ScreeningHit, ScreeningList, ScreeningListEntry
+
+__all__ = [
+    "CheckLineResult",
+    "CheckPartyResult",
+    "CheckResult",
+    "ClassificationSource",
+    "ComplianceCheck",
+    "CountryDataVersion",
+    "HitStatus",
+    "HoldReason",
+    "ImportRequirement",
+    "Licence",
+    "LicenceDrawdown",
+    "PartCertification",
+    "PartClassification",
+    "PartyBlock",
+    "RequirementKind",
+    "Screening",
+    "ScreeningHit",
+    "ScreeningList",
+    "ScreeningListEntry",
+]

@@ -1,0 +1,47 @@
+"""Compliance services, by topic. Import from here."""
+
+from .checks import (
+    approval_problems,
+    compliance_check_run,
+    compliance_check_start,
+    hold_reason_resolve,
+    latest_check,
+    shipment_fingerprint,
+)
+from .classification import current_classification, part_classification_override, part_classify, part_figures
+from .countries import active_country_data, country_data_load, country_data_load_default
+from .licences import licence_save, remaining
+from .screening import (
+    adhoc_screen,
+    default_threshold,
+    hit_clear,
+    hit_confirm,
+    organisation_screen,
+    rescreen_all,
+    screening_list_import,
+)
+
+__all__ = [
+    "active_country_data",
+    "adhoc_screen",
+    "approval_problems",
+    "compliance_check_run",
+    "compliance_check_start",
+    "country_data_load",
+    "country_data_load_default",
+    "current_classification",
+    "default_threshold",
+    "hit_clear",
+    "hit_confirm",
+    "hold_reason_resolve",
+    "latest_check",
+    "licence_save",
+    "organisation_screen",
+    "part_classification_override",
+    "part_classify",
+    "part_figures",
+    "remaining",
+    "rescreen_all",
+    "screening_list_import",
+    "shipment_fingerprint",
+]

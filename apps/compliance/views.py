@@ -1,0 +1,341 @@
+"""Compliance officers' pages: review queue, shipment compliance, classification, licences, lists."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Prefetch, Q
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views import View
+from django.views.generic import TemplateView
+
+from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.catalog.models import Part
+from apps.core.scoping import CHANGE
+from apps.shipments.models import Shipment, ShipmentStatus
+
+from . import services
+from .api.views import task_status
+from .engines.countries import chart_marks_for, groups_of
+from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
+from .models import (
+    CheckLineResult,
+    HitStatus,
+    HoldReason,
+    Licence,
+    PartClassification,
+    ScreeningHit,
+    ScreeningList,
+)
+
+
+class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
+    capability = "compliance.review"
+    template_name = "compliance/queue.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["hits"] = list(
+            ScreeningHit.objects.filter(status=HitStatus.OPEN)
+            .select_related("entry", "screening__organisation")
+            .order_by("-score", "id")[:200]
+        )
+        context["holds"] = list(
+            HoldReason.objects.filter(resolved_at__isnull=True)
+            .select_related("compliance_check__shipment")
+            .order_by("id")[:200]
+        )
+        context["shipments"] = list(
+            Shipment.objects.filter(
+                Q(status=ShipmentStatus.COMPLIANCE_REVIEW)
+                | Q(status=ShipmentStatus.ON_HOLD, hold_kind="compliance")
+            )
+            .select_related("origin", "destination")
+            .order_by("required_by")
+        )
+        context["decision_form"] = DecisionForm()
+        return context
+
+
+class HitDecisionView(CapabilityRequiredMixin, View):
+    capability = "compliance.review"
+
+    def post(self, request, pk):
+        hit = get_object_or_404(ScreeningHit, pk=pk)
+        form = DecisionForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Choose clear or confirm and give a reason.")
+        else:
+            action = services.hit_clear if form.cleaned_data["decision"] == "clear" else services.hit_confirm
+            try:
+                action(hit=hit, actor=request.user, reason=form.cleaned_data["reason"])
+                messages.success(request, f"Hit on {hit.entry.name} {form.cleaned_data['decision']}ed.")
+            except ValidationError as exc:
+                messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(request.POST.get("next") or reverse("compliance:queue"))
+
+
+def _shipment(request, reference, action="view"):
+    return get_object_or_404(
+        Shipment.objects.select_related("origin", "destination").visible_to(request.user, action),
+        reference=reference,
+    )
+
+
+class ShipmentComplianceView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+
+    def get(self, request, reference):
+        shipment = _shipment(request, reference)
+        checks = list(
+            shipment.compliance_checks.prefetch_related(
+                Prefetch(
+                    "line_results", queryset=CheckLineResult.objects.select_related("line__part", "licence")
+                ),
+                "party_results__organisation",
+                "hold_reasons__resolved_by",
+            ).order_by("-finished_at", "-id")[:10]
+        )
+        return render(
+            request,
+            "compliance/shipment.html",
+            {
+                "shipment": shipment,
+                "check": checks[0] if checks else None,
+                "older_checks": checks[1:],
+                "resolve_form": ResolveForm(),
+                "task_id": request.GET.get("task", ""),
+                "can_run": request.user.can("compliance.run"),
+                "can_review": request.user.can("compliance.review"),
+            },
+        )
+
+
+class RunCheckView(CapabilityRequiredMixin, View):
+    capability = "compliance.run"
+
+    def post(self, request, reference):
+        shipment = _shipment(request, reference, CHANGE)
+        task_id = services.compliance_check_start(shipment=shipment, actor=request.user)
+        return HttpResponseRedirect(
+            reverse("compliance:shipment", args=[shipment.reference]) + f"?task={task_id}"
+        )
+
+
+class TaskProgressView(CapabilityRequiredMixin, View):
+    """An htmx fragment that polls itself until the task is done."""
+
+    capability = "tasks.view"
+
+    def get(self, request, task_id):
+        return render(request, "compliance/_task_progress.html", {"task": task_status(request.user, task_id)})
+
+
+class ResolveHoldView(CapabilityRequiredMixin, View):
+    capability = "compliance.review"
+
+    def post(self, request, pk):
+        hold = get_object_or_404(HoldReason.objects.select_related("compliance_check__shipment"), pk=pk)
+        form = ResolveForm(request.POST)
+        shipment = hold.compliance_check.shipment
+        if form.is_valid():
+            try:
+                services.hold_reason_resolve(
+                    hold=hold, actor=request.user, resolution=form.cleaned_data["resolution"]
+                )
+                messages.success(request, "Hold reason resolved.")
+            except ValidationError as exc:
+                messages.error(request, " ".join(exc.messages))
+        else:
+            messages.error(request, "Say how the reason was resolved.")
+        return HttpResponseRedirect(reverse("compliance:shipment", args=[shipment.reference]))
+
+
+class PartClassificationView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+    template_name = "compliance/part_classification.html"
+
+    def _part(self, request, pk):
+        return get_object_or_404(Part.objects.visible_to(request.user).select_related("manufacturer"), pk=pk)
+
+    def get(self, request, pk, form=None, status=200):
+        part = self._part(request, pk)
+        history = list(PartClassification.objects.filter(part=part).select_related("created_by"))
+        return render(
+            request,
+            self.template_name,
+            {
+                "part": part,
+                "current": next((c for c in history if c.is_current), None),
+                "history": history,
+                "form": form or OverrideForm(),
+                "can_review": request.user.can("compliance.review"),
+                "certifications": list(part.certifications.all()),
+            },
+            status=status,
+        )
+
+    def post(self, request, pk):
+        part = self._part(request, pk)
+        if request.POST.get("action") == "run":
+            if not request.user.can("compliance.run"):
+                return render(request, "403.html", status=403)
+            row = services.part_classify(part=part, actor=request.user)
+            messages.success(request, f"Engine result: {row.eccn or 'incomplete'}.")
+            return HttpResponseRedirect(reverse("compliance:part", args=[part.pk]))
+        if not request.user.can("compliance.review"):
+            return render(request, "403.html", status=403)
+        form = OverrideForm(request.POST)
+        if form.is_valid():
+            try:
+                services.part_classification_override(
+                    part=part,
+                    eccn=form.cleaned_data["eccn"],
+                    reason=form.cleaned_data["reason"],
+                    actor=request.user,
+                )
+                messages.success(request, "Classification overridden.")
+                return HttpResponseRedirect(reverse("compliance:part", args=[part.pk]))
+            except ValidationError as exc:
+                form.add_error(None, exc)
+        return self.get(request, pk, form=form, status=400)
+
+
+class LicenceListView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+
+    def get(self, request, form=None, status=200):
+        licences = list(
+            Licence.objects.visible_to(request.user)
+            .select_related("consignee", "end_user")
+            .annotate(drawdown_count=Count("drawdowns"))
+        )
+        left = services.remaining(licences)
+        for licence in licences:
+            licence.left_quantity, licence.left_value = left[licence.pk]
+        return render(
+            request,
+            "compliance/licences.html",
+            {
+                "licences": licences,
+                "form": form or LicenceForm(),
+                "can_review": request.user.can("compliance.review"),
+            },
+            status=status,
+        )
+
+    def post(self, request):
+        if not request.user.can("compliance.review"):
+            return render(request, "403.html", status=403)
+        form = LicenceForm(request.POST)
+        if form.is_valid():
+            try:
+                licence = services.licence_save(licence=Licence(), fields=form.cleaned_data)
+                messages.success(request, f"Licence {licence} added.")
+                return HttpResponseRedirect(reverse("compliance:licences"))
+            except ValidationError as exc:
+                form.add_error(None, exc)
+        return self.get(request, form=form, status=400)
+
+
+class LicenceDetailView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+
+    def get(self, request, pk):
+        licence = get_object_or_404(Licence.objects.visible_to(request.user), pk=pk)
+        left_quantity, left_value = services.remaining([licence])[licence.pk]
+        return render(
+            request,
+            "compliance/licence_detail.html",
+            {
+                "licence": licence,
+                "left_quantity": left_quantity,
+                "left_value": left_value,
+                "drawdowns": licence.drawdowns.select_related("line__shipment", "line__part"),
+            },
+        )
+
+
+class ScreeningListsView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+
+    def get(self, request, import_form=None, screen_form=None, screening=None, status=200):
+        return render(
+            request,
+            "compliance/lists.html",
+            {
+                "lists": ScreeningList.objects.all(),
+                "import_form": import_form or ListImportForm(),
+                "screen_form": screen_form or AdHocScreenForm(),
+                "screening": screening,
+                "can_review": request.user.can("compliance.review"),
+            },
+            status=status,
+        )
+
+    def post(self, request):
+        if request.POST.get("action") == "screen":
+            form = AdHocScreenForm(request.POST)
+            if form.is_valid():
+                try:
+                    screening = services.adhoc_screen(
+                        names=[form.cleaned_data["name"]],
+                        country=form.cleaned_data["country"],
+                        threshold=form.cleaned_data["threshold"],
+                        actor=request.user,
+                    )
+                    screening = type(screening).objects.prefetch_related("hits__entry").get(pk=screening.pk)
+                    return self.get(request, screen_form=form, screening=screening)
+                except ValidationError as exc:
+                    form.add_error(None, exc)
+            return self.get(request, screen_form=form, status=400)
+        if not request.user.can("compliance.review"):
+            return render(request, "403.html", status=403)
+        form = ListImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                imported = services.screening_list_import(
+                    name=form.cleaned_data["name"],
+                    source_format=form.cleaned_data["source_format"],
+                    data=form.cleaned_data["file"].read(),
+                    version=form.cleaned_data["version"],
+                    actor=request.user,
+                )
+                messages.success(
+                    request,
+                    f"{imported} imported: {imported.entry_count:,} entries. "
+                    "Every active party is being re-screened.",
+                )
+                return HttpResponseRedirect(reverse("compliance:lists"))
+            except ValidationError as exc:
+                form.add_error(None, exc)
+        return self.get(request, import_form=form, status=400)
+
+
+class CountriesView(CapabilityRequiredMixin, View):
+    capability = "compliance.view"
+
+    def get(self, request):
+        data = services.active_country_data()
+        rows = [
+            {
+                "code": code,
+                "name": name,
+                "groups": groups_of(data, code),
+                "marks": sorted(chart_marks_for(data, code)),
+                "embargoed": code in data.embargoed,
+            }
+            for code, name in sorted(data.names.items(), key=lambda item: item[1])
+        ]
+        query = request.GET.get("q", "").strip().lower()
+        if query:
+            rows = [
+                r
+                for r in rows
+                if query in r["name"].lower()
+                or query == r["code"].lower()
+                or any(query == g.lower() for g in r["groups"])
+            ]
+        return render(request, "compliance/countries.html", {"rows": rows, "data": data, "q": query})
