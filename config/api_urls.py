@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
 from apps.compliance.api import views as compliance
+from apps.documents import api as documents
 from apps.shipments.api import views as shipments
 
 app_name = "api"
@@ -35,6 +36,7 @@ router.register("screenings", compliance.ScreeningViewSet, basename="screening")
 router.register("screening-hits", compliance.ScreeningHitViewSet, basename="screening-hit")
 router.register("compliance-checks", compliance.ComplianceCheckViewSet, basename="compliance-check")
 router.register("hold-reasons", compliance.HoldReasonViewSet, basename="hold-reason")
+router.register("documents", documents.DocumentViewSet, basename="document")
 
 
 def _nested(prefix: str, viewset, basename: str) -> list:
@@ -55,6 +57,10 @@ urlpatterns = [
     path("determinations/", compliance.DeterminationView.as_view(), name="determination"),
     path("countries/<str:code>/", compliance.CountryView.as_view(), name="country"),
     path("tasks/<str:task_id>/", compliance.TaskStatusView.as_view(), name="task"),
+    path("shipments/<str:shipment_reference>/documents/", documents.ShipmentDocumentsView.as_view(),
+         name="shipment-documents"),
+    path("shipments/<str:shipment_reference>/documents/bundle/", documents.BundleView.as_view(),
+         name="shipment-documents-bundle"),
     path(
         "shipments/<str:shipment_reference>/compliance-check/",
         compliance.ComplianceCheckStartView.as_view(),

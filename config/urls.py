@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("apps.accounts.urls")),
     path("", include("apps.shipments.urls")),
     path("", include("apps.compliance.urls")),
+    path("", include("apps.documents.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

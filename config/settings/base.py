@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.shipments",
     "apps.compliance",
+    "apps.documents",
 ]
 
 MIDDLEWARE = [
@@ -174,9 +175,18 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Screening: 0.80 is the high-precision threshold public tools use; 0.60 catches more.
+RACKPASS_SCREENING_THRESHOLD = env("RACKPASS_SCREENING_THRESHOLD", default="0.80")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    # WeasyPrint narrates every rendering step at INFO; keep its warnings (e.g. refused fetches).
+    "loggers": {
+        "weasyprint": {"level": "WARNING"},
+        "weasyprint.progress": {"level": "WARNING"},
+        "fontTools": {"level": "WARNING"},
+    },
 }

@@ -16,3 +16,8 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"token": env("RACKPASS_API_TOKEN_RATE", default="10000/minute")},
 }
+
+# Generated documents go to a throwaway directory, not the developer's var/media.
+import tempfile  # noqa: E402
+
+MEDIA_ROOT = tempfile.mkdtemp(prefix="rackpass-test-media-")

@@ -19,7 +19,7 @@ Two choices there temper Jaro–Winkler, which rates different words that share 
 high ("technology"/"technolyte" 0.92, "sensetime"/"sensenets" 0.88, "huawei"/"hua" 0.88):
 
 - a pair's credit is the *square* of its similarity: one typo stays high ("huawai"/"huawei"
-  0.95 → 0.90, "technolgy"/"technology" 0.98 → 0.96) while a shared prefix alone falls under
+  0.93 → 0.87, "technolgy"/"technology" 0.98 → 0.96) while a shared prefix alone falls under
   0.80 ("sensenets" 0.88 → 0.78);
 - a pair counts with the lighter of its two weights on both sides; the rest of the heavier
   token's weight stays in the denominator as unmatched. A generic query word that resembles a
@@ -37,9 +37,11 @@ Common words: a token found in more than 0.5 % of the list's names (and at least
 weighs `share / its share` of its length, never less than a tenth; a short built-in list of
 generic trade words ("technology", "international", "trading", "group" …) and their near
 spellings (Jaro–Winkler 0.95 or more: "technolgy", "internacional") weigh at most a fifth, even
-on a small list. So "TECHNOLOGY" or "INTERNATIONAL" shared with a listed name never make a hit,
-and "Global Technology Corp" does not hit every "… TECHNOLOGY CORP" on the list. (A listed
-entity whose whole name is "Technology LLC" is still a hit for a party called "Technology".)
+on a small list. East Slavic patronymics ("Yuryevich", "Ivanovna") weigh the same, since a
+party's records seldom carry them ("Dmitri Zelenko" is "ZELENKO, Dmitri Pavlovich" on the list).
+So "TECHNOLOGY" or "INTERNATIONAL" shared with a listed name never make a hit, and "Global
+Technology Corp" does not hit every "… TECHNOLOGY CORP" on the list. (A listed entity whose
+whole name is "Technology LLC" is still a hit for a party called "Technology".)
 
 Country is evidence, never a hit by itself: when the entry lists countries, the party's country
 adds `COUNTRY_BOOST` if it is among them and takes off `COUNTRY_PENALTY` if not, to a name score
@@ -64,7 +66,7 @@ OWNERSHIP_NOTE = (
     "(the affiliates rule). Check ownership separately."
 )
 
-TOKEN_FLOOR = 0.85  # Jaro–Winkler under this: the tokens do not match at all
+TOKEN_FLOOR = 0.84  # Jaro–Winkler under this: no match ("mohammed"/"muhammad" is 0.85)
 COMMON_SHARE = 0.005  # a token in more than this share of the list's names is a common word …
 COMMON_MIN_NAMES = 50  # … provided it is in at least this many (small lists have no common words)
 MIN_COMMON_FACTOR = 0.1
@@ -78,9 +80,75 @@ HIGH_RECALL = 0.60
 
 # Words that describe a business rather than name it; weighed low even when the list is small.
 GENERIC_WORDS = frozenset(
-    ["technology", "technologies", "tech", "international", "intl", "global", "trading", "trade", "traders", "industrial", "industries", "industry", "engineering", "services", "service", "solutions", "systems", "system", "electronics", "electronic", "enterprise", "enterprises", "development", "investment", "investments", "import", "export", "general", "logistics", "group", "holding", "holdings", "management", "resources", "manufacturing", "research", "institute", "center", "centre", "science", "scientific", "products", "equipment", "materials", "information", "network", "networks", "software", "energy", "shipping", "marine", "commercial", "partners", "ventures", "capital", "consulting", "supply", "supplies", "advanced", "new", "world", "national", "united", "bank"]
+    [
+        "technology",
+        "technologies",
+        "tech",
+        "international",
+        "intl",
+        "global",
+        "trading",
+        "trade",
+        "traders",
+        "industrial",
+        "industries",
+        "industry",
+        "engineering",
+        "services",
+        "service",
+        "solutions",
+        "systems",
+        "system",
+        "electronics",
+        "electronic",
+        "enterprise",
+        "enterprises",
+        "development",
+        "investment",
+        "investments",
+        "import",
+        "export",
+        "general",
+        "logistics",
+        "group",
+        "holding",
+        "holdings",
+        "management",
+        "resources",
+        "manufacturing",
+        "research",
+        "institute",
+        "center",
+        "centre",
+        "science",
+        "scientific",
+        "products",
+        "equipment",
+        "materials",
+        "information",
+        "network",
+        "networks",
+        "software",
+        "energy",
+        "shipping",
+        "marine",
+        "commercial",
+        "partners",
+        "ventures",
+        "capital",
+        "consulting",
+        "supply",
+        "supplies",
+        "advanced",
+        "new",
+        "world",
+        "national",
+        "united",
+        "bank",
+    ]
 )
 _GENERIC_LIST = sorted(GENERIC_WORDS)
+_PATRONYMIC_ENDINGS = ("ovich", "evich", "ovna", "evna", "ichna", "ovych", "evych", "ivna")
 _VOWELS = frozenset("aeiouy")
 _SLACK = 1e-9  # float slack when comparing an upper bound with the threshold
 
@@ -165,6 +233,11 @@ def is_generic(token: str) -> bool:
         )
         is not None
     )
+
+
+def is_patronymic(token: str) -> bool:
+    """A Russian, Ukrainian or Belarusian patronymic ("Yuryevich", "Ivanovna", "Mykytovych")."""
+    return len(token) >= 7 and token.endswith(_PATRONYMIC_ENDINGS)
 
 
 def pair_credit(similarity: float, query_weight: float, listed_weight: float) -> float:
@@ -296,7 +369,7 @@ class _Corpus:
 
     def _weigh(self, token: str) -> float:
         factor = self.factors.get(token, 1.0)
-        if is_generic(token):
+        if is_generic(token) or is_patronymic(token):
             factor = min(factor, GENERIC_FACTOR)
         return _length_weight(token) * factor
 
@@ -367,7 +440,7 @@ def _reasons(
         reasons.append(
             f"name {' '.join(query_tokens)!r} equals listed {' '.join(record.tokens)!r} once normalised"
         )
-    for i, j, similarity in alignment.pairs:
+    for i, j, similarity in sorted(alignment.pairs):
         a, b = query_tokens[i], record.tokens[j]
         how = "exactly" if a == b else f"({similarity:.2f})"
         reasons.append(f"token {a!r} matched {b!r} {how}")
@@ -376,9 +449,8 @@ def _reasons(
             f"token {query_tokens[i]!r} has no match in the listed name{_light(query_tokens[i], corpus)}"
         )
     for j in alignment.unmatched_listed:
-        reasons.append(
-            f"listed token {record.tokens[j]!r} has no match in the party's name{_light(record.tokens[j], corpus)}"
-        )
+        token = record.tokens[j]
+        reasons.append(f"listed token {token!r} has no match in the party's name{_light(token, corpus)}")
     reasons.append(f"name score {name_score:.2f}")
     listed = ", ".join(entry.countries)
     if country_match is True:
@@ -424,13 +496,18 @@ class ScreeningIndex:
         self._by_id = {entry.entry_id: entry for entry in self._corpus.entries}
         vocabulary: dict[str, int] = {}
         postings: list[list[int]] = []
+        record_tokens: list[tuple[int, ...]] = []
         for record_id, record in enumerate(self._corpus.records):
+            ids = []
             for token in record.tokens:  # once per occurrence, so that the bound counts repeats
                 token_id = vocabulary.get(token)
                 if token_id is None:
                     token_id = vocabulary[token] = len(postings)
                     postings.append([])
                 postings[token_id].append(record_id)
+                ids.append(token_id)
+            record_tokens.append(tuple(ids))
+        self._record_tokens = record_tokens
         self._vocabulary = list(vocabulary)
         self._postings = postings
         self._token_weights = [self._corpus.weight(token) for token in self._vocabulary]
@@ -477,31 +554,67 @@ class ScreeningIndex:
         for query_index, (_, query_tokens) in enumerate(queries):
             for record_id in self._candidates(query_tokens, floor):
                 score = score_names(query_tokens, records[record_id].tokens, self._corpus.weight)
-                if score >= floor:
+                if score > 0 and score >= floor:
                     found.append((record_id, query_index, score))
         return self._corpus.hits(found, queries, country, threshold, limit)
 
     def _candidates(self, query_tokens: tuple[str, ...], floor: float) -> list[int]:
+        """Names whose score can reach `floor`: an upper bound per name, from similar tokens.
+
+        Every (query token, similar listed token) pair can add at most its credit to a name's
+        score numerator. Pairs are split into light and heavy: light pairs are the least
+        creditable ones, as many as can be taken while a name holding only light pairs provably
+        stays under `floor` (with M the sum over query tokens of their largest light credit, such
+        a name scores at most M / (query weight + M / 2), since a listed token weighs at least
+        half the credit it earns). Only heavy pairs' postings are walked to find candidates (the
+        light ones are typically common words with long postings); light pairs then only add to
+        the bounds of the candidates that hold them.
+        """
         weight = self._corpus.weight
         query_weights = [weight(t) for t in query_tokens]
         query_total = sum(query_weights)
-        similar_cache: dict[str, list[tuple[int, float]]] = {}
-        bound: dict[int, float] = {}
-        postings, token_weights = self._postings, self._token_weights
-        for token, token_weight in zip(query_tokens, query_weights, strict=True):
-            similar = similar_cache.get(token)
+        token_weights = self._token_weights
+        similar_by_token: dict[str, list[tuple[int, float]]] = {}
+        pairs: list[tuple[float, int, int]] = []  # (credit, query position, listed token id)
+        for position, (token, token_weight) in enumerate(zip(query_tokens, query_weights, strict=True)):
+            similar = similar_by_token.get(token)
             if similar is None:
-                similar = similar_cache[token] = self._similar(token)
+                similar = similar_by_token[token] = self._similar(token)
             for token_id, similarity in similar:
-                contribution = pair_credit(similarity, token_weight, token_weights[token_id])
-                for record_id in postings[token_id]:
-                    bound[record_id] = bound.get(record_id, 0.0) + contribution
-        record_weights = self._record_weights
-        candidates = [
-            record_id
-            for record_id, upper in bound.items()
-            if upper >= floor * (query_total + record_weights[record_id]) - _SLACK
-        ]
+                pairs.append(
+                    (pair_credit(similarity, token_weight, token_weights[token_id]), position, token_id)
+                )
+
+        postings = self._postings
+        pairs.sort(key=lambda p: (p[0], -len(postings[p[2]])))
+        largest_light = [0.0] * len(query_tokens)
+        light_sum = 0.0
+        light: dict[int, float] = {}
+        heavy: list[tuple[float, int]] = []
+        for credit, position, token_id in pairs:
+            grown = light_sum + max(0.0, credit - largest_light[position])
+            if grown < floor * (query_total + grown / 2) - _SLACK:
+                light_sum = grown
+                largest_light[position] = max(largest_light[position], credit)
+                light[token_id] = light.get(token_id, 0.0) + credit
+            else:
+                heavy.append((credit, token_id))
+
+        bound: dict[int, float] = {}
+        for credit, token_id in heavy:
+            for record_id in postings[token_id]:
+                bound[record_id] = bound.get(record_id, 0.0) + credit
+        record_weights, record_tokens = self._record_weights, self._record_tokens
+        candidates = []
+        for record_id, upper in bound.items():
+            needed = floor * (query_total + record_weights[record_id]) - _SLACK
+            # Light pairs add at most `light_sum` to what a name's alignment takes (one pair per
+            # query token), and at most their own credits: try the cheaper bound first.
+            if upper >= needed or (
+                upper + light_sum >= needed
+                and upper + sum(light.get(t, 0.0) for t in record_tokens[record_id]) >= needed
+            ):
+                candidates.append(record_id)
         # Same letters without the spaces ("hua wei" / "huawei") score 1.0 whatever the tokens.
         taken = set(candidates)
         candidates.extend(r for r in self._compact.get(compact(query_tokens), ()) if r not in taken)
@@ -549,7 +662,7 @@ class FullScan:
         for query_index, (_, query_tokens) in enumerate(queries):
             for record_id, record in enumerate(self._corpus.records):
                 score = score_names(query_tokens, record.tokens, weight)
-                if score >= floor:
+                if score > 0 and score >= floor:
                     found.append((record_id, query_index, score))
         return self._corpus.hits(found, queries, country, threshold, limit)
 

@@ -13,7 +13,9 @@ order only matters for the joined-up comparison ("HUA WEI" against "HUAWEI").
 What is dropped, and why:
 
 - legal forms that are never part of a trading name (ltd, limited, llc, inc, corp, company, gmbh,
-  plc, jsc, ooo, oao, zao, pjsc, srl, sarl, pte, pvt, ltda, bhd, fze …) wherever they stand;
+  plc, jsc, ooo, oao, zao, pjsc, srl, sarl, pte, pvt, ltda, bhd, fze …) wherever they stand, and
+  so are the words found only in spelled-out legal forms (liability, obshchestvo, aktsionernoe,
+  otvetstvennostyu …);
 - short legal forms that are also ordinary words or name syllables (co, sa, ag, as, ab, ao, oy,
   nv, bv, kk, lp, sl, kg, sas, sdn, tov, private, cv, rl …) only at the start or the end of the
   name, where legal forms stand ("OOO Romashka", "Acme Co., Ltd."), so that the Chinese surname
@@ -132,11 +134,82 @@ _NON_WORD = re.compile(r"[\W_]+")
 
 # Dropped wherever they stand.
 LEGAL_FORMS = frozenset(
-    ["ltd", "limited", "llc", "inc", "incorporated", "corp", "corporation", "company", "gmbh", "plc", "llp", "pte", "pvt", "jsc", "ojsc", "pjsc", "cjsc", "ooo", "zao", "oao", "pao", "limitada", "ltda", "srl", "sarl", "spa", "bhd", "fze", "fzco", "fzc", "fzllc", "mbh", "ug"]
+    [
+        "ltd",
+        "limited",
+        "llc",
+        "inc",
+        "incorporated",
+        "corp",
+        "corporation",
+        "company",
+        "gmbh",
+        "plc",
+        "llp",
+        "pte",
+        "pvt",
+        "jsc",
+        "ojsc",
+        "pjsc",
+        "cjsc",
+        "ooo",
+        "zao",
+        "oao",
+        "pao",
+        "limitada",
+        "ltda",
+        "srl",
+        "sarl",
+        "spa",
+        "bhd",
+        "fze",
+        "fzco",
+        "fzc",
+        "fzllc",
+        "mbh",
+        "ug",
+        # Words that only ever stand in spelled-out legal forms, dropped even when the phrase
+        # around them is broken ("Obshchestvo S Organichennio Otvetstvennostyu" on the SDN list).
+        "liability",
+        "obshchestvo",
+        "ogranichennoi",
+        "ogranichennoy",
+        "otvetstvennostyu",
+        "aktsionernoe",
+        "otkrytoe",
+        "zakrytoe",
+        "publichnoe",
+    ]
 )
 # Dropped only as the first or last word(s): elsewhere they are ordinary words or name syllables.
 EDGE_LEGAL_FORMS = frozenset(
-    ["co", "sa", "ag", "as", "ab", "ao", "oy", "nv", "bv", "kk", "lp", "sl", "kg", "sas", "sdn", "tov", "private", "cv", "rl", "sapi", "sab", "gie", "ek", "oyj", "asa"]
+    [
+        "co",
+        "sa",
+        "ag",
+        "as",
+        "ab",
+        "ao",
+        "oy",
+        "nv",
+        "bv",
+        "kk",
+        "lp",
+        "sl",
+        "kg",
+        "sas",
+        "sdn",
+        "tov",
+        "private",
+        "cv",
+        "rl",
+        "sapi",
+        "sab",
+        "gie",
+        "ek",
+        "oyj",
+        "asa",
+    ]
 )
 LEGAL_PHRASES = tuple(
     tuple(p.split())
@@ -165,7 +238,9 @@ LEGAL_PHRASES = tuple(
         "public company limited",
     )
 )
-STOP_WORDS = frozenset(["the", "of", "and", "for", "de", "la", "el", "del", "des", "du", "le", "les", "der", "und"])
+STOP_WORDS = frozenset(
+    ["the", "of", "and", "for", "de", "la", "el", "del", "des", "du", "le", "les", "der", "und"]
+)
 # Long legal words are read as themselves when mistyped once ("COMPAxY", "LIIMTED"): a typo in
 # a legal form must not leave a heavy unmatched word behind. Short ones are too easily another word.
 _LONG_LEGAL_WORDS = sorted(
@@ -221,7 +296,7 @@ def name_variants(name: str) -> tuple[str, ...]:
     variants: list[str] = []
 
     def add(value: str) -> None:
-        value = " ".join(_LEADING_AND.sub("", value).split()).strip(" ;,.")
+        value = " ".join(_LEADING_AND.sub("", value).split()).strip(" ;,")
         if value and value not in variants:
             variants.append(value)
 

@@ -366,7 +366,8 @@ def parse_csl_csv(data: bytes | str, *, version: str | None = None) -> ParsedLis
         if len(row) != len(header):
             collector.error(
                 number,
-                f"record {number} (line {reader.line_num}): {len(row)} fields where the header has {len(header)}",
+                f"record {number} (line {reader.line_num}): "
+                f"{len(row)} fields where the header has {len(header)}",
             )
             continue
         entry = _csl_csv_entry(number, {name: row[i] for name, i in column.items()}, collector)

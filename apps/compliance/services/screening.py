@@ -26,7 +26,7 @@ MAX_REPORTED_ERRORS = 50
 
 
 def default_threshold() -> Decimal:
-    return Decimal(str(getattr(settings, "RACKPASS_SCREENING_THRESHOLD", "0.85")))
+    return Decimal(str(getattr(settings, "RACKPASS_SCREENING_THRESHOLD", "0.80")))
 
 
 # --- lists ------------------------------------------------------------------------------------
