@@ -46,12 +46,17 @@ class FilteredListMixin:
         filterset = self.get_filterset()
         qs = filterset.qs if filterset.is_bound and filterset.is_valid() else filterset.queryset
         page = Paginator(qs, self.paginate_by).get_page(self.request.GET.get("page"))
+        page.object_list = self.decorate_page(list(page.object_list))
         query = self.request.GET.copy()
         query.pop("page", None)
         kwargs.update(
             filterset=filterset, page_obj=page, object_list=page.object_list, querystring=query.urlencode()
         )
         return super().get_context_data(**kwargs)
+
+    def decorate_page(self, objects: list) -> list:
+        """Add per-row figures to one page of objects (a fixed number of queries)."""
+        return objects
 
     def get_template_names(self):
         if getattr(self.request, "htmx", False) and self.partial_template_name:

@@ -253,6 +253,11 @@ def _shipments() -> int:
 
                 shipment = approve(shipment, compliance)
                 continue
+            if target == ShipmentStatus.BOOKED:
+                # Booking needs the required documents issued.
+                from apps.documents.services import documents_issue_required
+
+                documents_issue_required(shipment=shipment, actor=coordinator)
             shipment = services.shipment_transition(shipment=shipment, target=target, actor=actor, **kwargs)
         return shipment
 

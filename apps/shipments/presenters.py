@@ -25,8 +25,10 @@ def freight_plan_data(shipment: Shipment) -> dict:
         }
     chosen_cost = _recommended_cost(recommendation)
     landed = selectors.landed_cost(shipment, chosen_cost) if chosen_cost is not None else None
+    recommended = jsonable(recommendation)
+    recommended.pop("options", None)  # listed once, under "options"
     return {
-        "recommendation": jsonable(recommendation),
+        "recommendation": recommended,
         "options": jsonable(options),
         "landed_cost": jsonable(landed),
     }

@@ -205,13 +205,14 @@ def packing_problems(shipment: Shipment) -> list[str]:
 
 
 def document_problems(shipment: Shipment) -> list[str]:
-    """A commercial invoice cannot be issued with zero-value lines or without a named place."""
-    problems = []
-    if not shipment.incoterm_place:
-        problems.append("The Incoterm has no named place.")
-    zero = shipment.lines.filter(unit_value=0).values_list("line_number", flat=True)
-    problems.extend(f"Line {n} has no unit value for the commercial invoice." for n in zero)
-    return problems
+    """Booking needs every required document issued."""
+    from apps.documents.models import DocumentType
+    from apps.documents.services import missing_documents
+
+    return [
+        f"The {DocumentType(doc_type).label.lower()} is not issued. {why}"
+        for doc_type, why, _latest in missing_documents(shipment)
+    ]
 
 
 # --- freight ----------------------------------------------------------------------------------
@@ -243,19 +244,29 @@ def shipment_pieces(shipment: Shipment) -> list[freight_engine.Piece]:
                 )
             )
         return pieces
+    # Before packing: plain values, not model instances (a 1,000-line shipment reads 8 figures a line).
+    rows = shipment.lines.filter(part__unit_weight_kg__gt=0, part__length_cm__gt=0).values_list(
+        "line_number",
+        "quantity",
+        "unit_value",
+        "part__length_cm",
+        "part__width_cm",
+        "part__height_cm",
+        "part__unit_weight_kg",
+        "part__category",
+    )
     return [
         freight_engine.Piece(
-            length_cm=line.part.length_cm,
-            width_cm=line.part.width_cm,
-            height_cm=line.part.height_cm,
-            gross_kg=line.part.unit_weight_kg,
-            quantity=line.quantity,
-            value=line.unit_value * line.quantity,
-            category=line.part.category,
-            label=f"line {line.line_number}",
+            length_cm=length,
+            width_cm=width,
+            height_cm=height,
+            gross_kg=weight,
+            quantity=quantity,
+            value=unit_value * quantity,
+            category=category,
+            label=f"line {number}",
         )
-        for line in shipment.lines.select_related("part")
-        if line.part.unit_weight_kg > 0 and line.part.length_cm > 0
+        for number, quantity, unit_value, length, width, height, weight, category in rows
     ]
 
 
@@ -299,9 +310,9 @@ def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
             f"No air, ocean or road rate for lane {shipment.origin.country} → {shipment.destination.country} "
             f"valid on {ready.isoformat()}. Add one in the rate table."
         )
-    options = freight_engine.freight_options(pieces, rates, ready, shipment.required_by)
+    # `recommend` prices every rate once and keeps the single-mode options it compared.
     recommendation = freight_engine.recommend(pieces, rates, ready, shipment.required_by)
-    return recommendation, options
+    return recommendation, recommendation.options
 
 
 def landed_cost(shipment: Shipment, freight_cost: Decimal):
@@ -310,7 +321,12 @@ def landed_cost(shipment: Shipment, freight_cost: Decimal):
         landed_cost_engine.TariffLine(hs_prefix=t.hs_prefix, duty_rate=t.duty_rate, note=t.note)
         for t in TariffRate.objects.filter(destination_country=shipment.destination.country)
     ]
-    lines = [(line.hs_code, line.unit_value * line.quantity) for line in shipment.lines.all()]
+    # Duty depends on the HS code only: one line per code keeps the estimate (and its explanation)
+    # the size of the tariff, not of the shipment.
+    by_code: dict[str, Decimal] = {}
+    for hs_code, unit_value, quantity in shipment.lines.values_list("hs_code", "unit_value", "quantity"):
+        by_code[hs_code] = by_code.get(hs_code, Decimal("0")) + unit_value * quantity
+    lines = sorted(by_code.items())
     goods = sum((value for _, value in lines), Decimal("0"))
     insurance = None
     if shipment.insurance_value:

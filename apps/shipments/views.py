@@ -23,6 +23,7 @@ from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
 from .models import FreightRate, Shipment, ShipmentLine, ShipmentStatus, Site
+from .models.shipments import attach_line_counts
 from .presenters import freight_plan_data
 
 
@@ -34,6 +35,9 @@ class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
 
     def get_queryset(self):
         return Shipment.objects.for_list().visible_to(self.request.user).order_by("-created_at", "-id")
+
+    def decorate_page(self, objects):
+        return attach_line_counts(objects)
 
 
 class ShipmentCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
@@ -175,6 +179,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "can_post_events": can_change and user.can("shipments.track") and shipment.status != "cancelled",
         "actions": _actions_for(user, shipment) if can_change else [],
         "audit_events": list(AuditEvent.objects.for_object(shipment)[:100]),
+        "missing_documents": _missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(),
         "leg_form": forms_override.get("leg_form") or LegForm(user=user),
@@ -183,6 +188,13 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "open_form": forms_override.get("open_form", ""),
     }
     return render(request, "shipments/shipment_detail.html", context, status=status)
+
+
+def _missing_documents(shipment: Shipment) -> list:
+    from apps.documents.models import DocumentType
+    from apps.documents.services import missing_documents
+
+    return [(DocumentType(t).label.lower(), why, latest) for t, why, latest in missing_documents(shipment)]
 
 
 class _ShipmentPostView(CapabilityRequiredMixin, View):

@@ -167,6 +167,7 @@ def submitted(coordinator, supplier, sites, country_data):
                 "incoterm": "DAP",
                 "incoterm_place": city,
                 "mode": "air",
+                "end_use": "AI training cluster",
                 "ready_date": today,
                 "required_by": today + dt.timedelta(days=30),
                 **fields,

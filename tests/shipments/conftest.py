@@ -137,6 +137,7 @@ def make_shipment(coordinator, supplier, customer, factory_site, datacentre):
             "incoterm": "DAP",
             "incoterm_place": "Siruseri DC1",
             "mode": "air",
+            "end_use": "AI training cluster",
             "ready_date": today,
             "required_by": today + dt.timedelta(days=30),
         } | fields

@@ -137,11 +137,11 @@ def test_list_filters_and_constant_queries(coordinator, api_as, make_shipment, d
     api = api_as(coordinator)
     api.get("/api/v1/me/")
     make_shipment()
-    with django_assert_num_queries(4):  # token, count, page, parties
+    with django_assert_num_queries(5):  # token, count, page, parties, line counts
         api.get("/api/v1/shipments/")
     for _ in range(5):
         make_shipment(mode="ocean", incoterm="CIF")
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         body = api.get("/api/v1/shipments/").json()
     assert body["count"] == 6
     assert api.get("/api/v1/shipments/?mode=ocean").json()["count"] == 5
@@ -179,9 +179,12 @@ class TestEvents:
         return api.post(f"/api/v1/shipments/{shipment.reference}/events/", body, format="json", **headers)
 
     def _booked(self, ready_to_book, coordinator, compliance_officer):
+        from apps.documents.services import documents_issue_required
+
         from .test_workflow import approve
 
         shipment = approve(ready_to_book(), coordinator)
+        documents_issue_required(shipment=shipment, actor=coordinator)
         return services.shipment_transition(shipment=shipment, target="booked", actor=coordinator)
 
     def test_repeated_key_returns_first_result_and_creates_nothing(

@@ -55,7 +55,13 @@ def approve(shipment, coordinator):
 
 
 def test_the_forward_path_with_guards(ready_to_book, coordinator, compliance_officer):
+    from apps.documents.services import documents_issue_required
+
     shipment = approve(ready_to_book(), coordinator)
+    with pytest.raises(TransitionRefused) as excinfo:
+        services.shipment_transition(shipment=shipment, target="booked", actor=coordinator)
+    assert any("commercial invoice is not issued" in r for r in excinfo.value.reasons)
+    documents_issue_required(shipment=shipment, actor=coordinator)
     for target in ("booked", "in_transit", "at_customs", "cleared", "delivered"):
         shipment = services.shipment_transition(shipment=shipment, target=target, actor=coordinator)
         assert shipment.status == target
@@ -110,6 +116,10 @@ def test_booking_needs_everything_packed_with_serials(
         "Line 1: 1 of 2 units packed.",
         "Line 1: 1 serial numbers for 2 units.",
         "No main-carriage leg is planned.",
+        "The commercial invoice is not issued. Every international shipment is declared on a commercial invoice.",
+        "The packing list is not issued. Customs and the carrier check packages, weights and serial numbers.",
+        "The end-user statement is not issued. Lines need a licence or are advanced-computing items "
+        "(3A090/4A090): collect the end user's statement.",
     }
 
 

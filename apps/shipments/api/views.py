@@ -14,6 +14,7 @@ from .. import services
 from ..engines.freight import NoRateError
 from ..filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from ..models import FreightRate, Leg, Package, Shipment, ShipmentLine, Site
+from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
 from .serializers import (
     EventSerializer,
@@ -64,7 +65,7 @@ class ShipmentViewSet(
     lookup_field = "reference"
     filterset_class = ShipmentFilter
     ordering_fields = ["reference", "required_by", "ready_date", "eta", "status", "created_at"]
-    ordering = ["-created_at"]
+    ordering = ["-created_at", "-id"]
     capabilities = {
         "read": "shipments.view",
         "write": "shipments.edit",
@@ -81,6 +82,13 @@ class ShipmentViewSet(
         if self.action in ("events", "transition", "freight_options"):
             return self.get_base_queryset().visible_to(self.request.user, VIEW)
         return super().get_queryset()
+
+    def get_object(self):
+        return attach_line_counts([super().get_object()])[0]
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        return attach_line_counts(list(page)) if page is not None else None
 
     def get_serializer_class(self):
         if self.action in ("create", "update", "partial_update"):
@@ -114,7 +122,7 @@ class ShipmentViewSet(
         return Response(self._read(shipment))
 
     def _read(self, shipment):
-        fresh = self.get_base_queryset().get(pk=shipment.pk)
+        fresh = attach_line_counts([self.get_base_queryset().get(pk=shipment.pk)])[0]
         return ShipmentSerializer(fresh, context=self.get_serializer_context()).data
 
     @extend_schema(request=TransitionSerializer, responses={200: ShipmentSerializer, 409: None})
