@@ -57,10 +57,16 @@ urlpatterns = [
     path("determinations/", compliance.DeterminationView.as_view(), name="determination"),
     path("countries/<str:code>/", compliance.CountryView.as_view(), name="country"),
     path("tasks/<str:task_id>/", compliance.TaskStatusView.as_view(), name="task"),
-    path("shipments/<str:shipment_reference>/documents/", documents.ShipmentDocumentsView.as_view(),
-         name="shipment-documents"),
-    path("shipments/<str:shipment_reference>/documents/bundle/", documents.BundleView.as_view(),
-         name="shipment-documents-bundle"),
+    path(
+        "shipments/<str:shipment_reference>/documents/",
+        documents.ShipmentDocumentsView.as_view(),
+        name="shipment-documents",
+    ),
+    path(
+        "shipments/<str:shipment_reference>/documents/bundle/",
+        documents.BundleView.as_view(),
+        name="shipment-documents-bundle",
+    ),
     path(
         "shipments/<str:shipment_reference>/compliance-check/",
         compliance.ComplianceCheckStartView.as_view(),

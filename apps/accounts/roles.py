@@ -43,6 +43,9 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "compliance.review": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "screening.adhoc": ALL_ROLES,
     "tasks.view": ALL_ROLES,
+    "documents.view": ALL_ROLES,
+    "documents.generate": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    "documents.issue": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "freight.view": ALL_ROLES,
     "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
 }

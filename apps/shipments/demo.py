@@ -243,6 +243,7 @@ def _shipments() -> int:
             return None
         created += 1
         fields["instructions"] = f"{marker} {fields.get('instructions', '')}".strip()
+        fields.setdefault("end_use", "AI training cluster for Chennai AI Compute (pod 2)")
         return services.shipment_create(actor=coordinator, fields=fields, parties=parties)
 
     def move(shipment, *targets, actor=coordinator, **kwargs):

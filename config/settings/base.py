@@ -172,6 +172,8 @@ SPECTACULAR_SETTINGS = {
         "SiteKindEnum": "apps.shipments.models.SiteKind",
         "TransportModeEnum": "apps.shipments.models.TransportMode",
         "FreightModeEnum": "apps.shipments.models.freight.FREIGHT_MODE_CHOICES",
+        "DocumentTypeEnum": "apps.documents.models.DocumentType",
+        "EndUseFlagEnum": "apps.shipments.models.EndUseFlag",
     },
 }
 

@@ -1,5 +1,14 @@
 import pytest
 
+from tests.compliance.conftest import (  # noqa: F401  (fixtures the document flow uses)
+    country_data,
+    dgx,
+    h100,
+    indian_customer,
+    sites,
+    submitted,
+)
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_pyfunc_call(pyfuncitem):

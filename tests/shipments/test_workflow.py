@@ -116,7 +116,8 @@ def test_booking_needs_everything_packed_with_serials(
         "Line 1: 1 of 2 units packed.",
         "Line 1: 1 serial numbers for 2 units.",
         "No main-carriage leg is planned.",
-        "The commercial invoice is not issued. Every international shipment is declared on a commercial invoice.",
+        "The commercial invoice is not issued. "
+        "Every international shipment is declared on a commercial invoice.",
         "The packing list is not issued. Customs and the carrier check packages, weights and serial numbers.",
         "The end-user statement is not issued. Lines need a licence or are advanced-computing items "
         "(3A090/4A090): collect the end user's statement.",

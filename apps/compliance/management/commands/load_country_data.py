@@ -1,4 +1,5 @@
 """Load an edition of the EAR Country Groups and Commerce Country Chart and make it active."""
+
 import json
 from pathlib import Path
 
@@ -20,8 +21,11 @@ class Command(BaseCommand):
             if groups or chart:
                 if not (groups and chart):
                     raise CommandError("Give both --groups and --chart.")
-                version = country_data_load(groups_json=json.loads(groups.read_text()),
-                                            chart_json=json.loads(chart.read_text()), loaded_by="command line")
+                version = country_data_load(
+                    groups_json=json.loads(groups.read_text()),
+                    chart_json=json.loads(chart.read_text()),
+                    loaded_by="command line",
+                )
             else:
                 version = country_data_load_default(loaded_by="command line")
         except (ValidationError, json.JSONDecodeError, OSError) as exc:

@@ -1,0 +1,186 @@
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
+from apps.core.scoping import CHANGE
+from apps.shipments.models import Shipment
+
+from . import services
+from .models import Document, DocumentType
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    shipment = serializers.CharField(source="shipment.reference")
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Document
+        fields = [
+            "id",
+            "shipment",
+            "doc_type",
+            "number",
+            "version",
+            "status",
+            "watermark",
+            "sha256",
+            "size",
+            "page_count",
+            "created_at",
+            "issued_at",
+            "voided_at",
+            "void_reason",
+            "download_url",
+        ]
+
+    def get_download_url(self, obj) -> str:
+        return f"/api/v1/documents/{obj.pk}/download/"
+
+
+class GenerateSerializer(serializers.Serializer):
+    doc_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=DocumentType.choices),
+        required=False,
+        help_text="Defaults to every document the shipment needs.",
+    )
+
+
+class VoidSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+
+
+def pdf_response(data: bytes, filename: str, content_type: str = "application/pdf") -> HttpResponse:
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def integrity_failure(exc) -> Response:
+    return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+
+
+class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSet):
+    """Documents of the shipments you can see. Partners download their own shipments' documents."""
+
+    queryset = Document.objects.select_related("shipment")
+    serializer_class = DocumentSerializer
+    filterset_fields = ["doc_type", "status", "shipment__reference"]
+    ordering_fields = ["created_at", "number", "version"]
+    capabilities = {
+        "read": "documents.view",
+        "write": "documents.issue",
+        "download": "documents.view",
+        "issue": "documents.issue",
+        "void": "documents.issue",
+    }
+
+    def get_queryset(self):
+        return self.get_base_queryset().visible_to(self.request.user)
+
+    @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"])
+    def download(self, request, pk=None):
+        """The PDF, checked against its SHA-256 first (409 if the stored bytes were altered)."""
+        document = self.get_object()
+        try:
+            data = services.document_read(document)
+        except services.DocumentIntegrityError as exc:
+            return integrity_failure(exc)
+        return pdf_response(data, document.filename)
+
+    @extend_schema(request=None, responses=DocumentSerializer)
+    @action(detail=True, methods=["post"])
+    def issue(self, request, pk=None):
+        """Freeze this version: its bytes and SHA-256 are final."""
+        return Response(
+            DocumentSerializer(services.document_issue(document=self.get_object(), actor=request.user)).data
+        )
+
+    @extend_schema(request=VoidSerializer, responses=DocumentSerializer)
+    @action(detail=True, methods=["post"])
+    def void(self, request, pk=None):
+        """Void (reason required); the document stays, with a copy stamped VOID."""
+        data = VoidSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        document = services.document_void(
+            document=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
+        )
+        return Response(DocumentSerializer(document).data)
+
+
+class ShipmentDocumentsView(APIView):
+    """What documents the shipment needs; POST generates them in the background."""
+
+    capabilities = {"read": "documents.view", "write": "documents.generate"}
+
+    def _shipment(self, request, reference, action="view"):
+        return get_object_or_404(Shipment.objects.visible_to(request.user, action), reference=reference)
+
+    @extend_schema(responses=inline_serializer("RequiredDocuments", {"required": serializers.JSONField()}))
+    def get(self, request, shipment_reference):
+        shipment = self._shipment(request, shipment_reference)
+        missing = {doc_type for doc_type, _, _ in services.missing_documents(shipment)}
+        from .builder import document_problems, required_documents
+
+        return Response(
+            {
+                "required": [
+                    {
+                        "doc_type": doc_type,
+                        "why": why,
+                        "issued": doc_type not in missing,
+                        "problems": [p.__dict__ for p in document_problems(shipment, doc_type)],
+                    }
+                    for doc_type, why in required_documents(shipment)
+                ]
+            }
+        )
+
+    @extend_schema(
+        request=GenerateSerializer,
+        responses={
+            202: inline_serializer(
+                "GenerationStarted",
+                {"task_id": serializers.CharField(), "status_url": serializers.CharField()},
+            )
+        },
+    )
+    def post(self, request, shipment_reference):
+        shipment = self._shipment(request, shipment_reference, CHANGE)
+        data = GenerateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        from .builder import required_documents
+
+        doc_types = data.validated_data.get("doc_types") or [t for t, _ in required_documents(shipment)]
+        task_id = services.document_generate_start(shipment=shipment, doc_types=doc_types, actor=request.user)
+        return Response(
+            {"task_id": task_id, "status_url": f"/api/v1/tasks/{task_id}/"}, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class BundleView(APIView):
+    """All current documents of a shipment as one ZIP (`?as=zip`, default) or one merged PDF."""
+
+    capabilities = {"read": "documents.view", "write": "documents.view"}
+
+    @extend_schema(
+        parameters=[OpenApiParameter("as", str, enum=["zip", "pdf"])],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, shipment_reference):
+        shipment = get_object_or_404(Shipment.objects.visible_to(request.user), reference=shipment_reference)
+        kind = request.query_params.get("as", "zip")
+        try:
+            if kind == "pdf":
+                return pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
+            return pdf_response(
+                services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
+            )
+        except services.DocumentIntegrityError as exc:
+            return integrity_failure(exc)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DocumentsConfig(AppConfig):
+    name = "apps.documents"
+    verbose_name = "Trade documents"

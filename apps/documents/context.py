@@ -1,0 +1,107 @@
+"""What a trade document shows, as plain data (no Django imports).
+
+The builder (`builder.py`) fills these from a shipment; the templates under
+`templates/documents/pdf/` render them. Money and quantities are Decimal; text is the raw
+value — the templates escape it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class PartyBlock:
+    role: str  # e.g. "Seller / exporter", "Consignee", "Importer of record"
+    name: str
+    address_lines: tuple[str, ...]
+    country: str  # ISO code
+    country_name: str
+    registrations: tuple[str, ...] = ()  # e.g. ("EIN 84-2711935", "IEC AAKCC5521M", "GSTIN 33AAKCC5521M1Z2")
+    contact: str = ""  # "Name, email, phone"
+
+
+@dataclass(frozen=True)
+class DocLine:
+    number: int
+    part_number: str
+    description: str  # make, model, part number in trade terms
+    quantity: int
+    unit: str  # "pcs"
+    unit_value: Decimal
+    line_value: Decimal
+    hs_code: str
+    country_of_origin: str
+    eccn: str  # "4A090.a" or "EAR99"
+    licence: str  # licence number, exception symbol ("NLR", "ENC", "ACA (C68)") or ""
+    net_kg: Decimal | None = None
+    gross_kg: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class DocPackage:
+    number: int
+    package_type: str
+    length_cm: Decimal
+    width_cm: Decimal
+    height_cm: Decimal
+    volume_m3: Decimal
+    gross_kg: Decimal
+    net_kg: Decimal
+    contents: tuple[str, ...]  # "Line 1: 1 × DGX H100 (P/N …)"
+    serials: tuple[str, ...]
+    marks: str
+    dangerous_goods: tuple[str, ...]  # ("UN3481 … PI967 Section II",)
+    handling: tuple[str, ...]  # ("Tilt indicator", "Keep dry")
+
+
+@dataclass(frozen=True)
+class DocumentContext:
+    """Everything any of the documents needs; each template uses what applies to it."""
+
+    doc_type: str  # commercial_invoice, packing_list, sli, eei_summary, end_user_statement,
+    # ior_authorisation, eor_authorisation, certificate_of_origin
+    title: str
+    number: str  # e.g. "CI-2026-000123"
+    version: int
+    issue_date: dt.date
+    shipment_reference: str
+    watermark: str  # "" or "DRAFT" or "VOID"
+    seller: PartyBlock | None
+    buyer: PartyBlock | None  # consignee
+    ship_to: PartyBlock | None
+    ultimate_consignee: PartyBlock | None
+    importer_of_record: PartyBlock | None
+    exporter_of_record: PartyBlock | None
+    forwarder: PartyBlock | None
+    notify_party: PartyBlock | None
+    incoterm: str  # "DAP"
+    incoterm_place: str
+    incoterm_name: str  # "Delivered at Place"
+    mode: str  # "Air"
+    origin: str  # "QCT Guishan Factory, Taoyuan, Taiwan"
+    destination: str
+    country_of_export: str
+    country_of_destination: str
+    currency: str
+    reason_for_export: str
+    transport_documents: tuple[str, ...]  # AWB / B/L numbers
+    lines: tuple[DocLine, ...]
+    packages: tuple[DocPackage, ...]
+    goods_total: Decimal
+    freight: Decimal | None
+    insurance: Decimal | None
+    invoice_total: Decimal
+    total_packages: int
+    total_gross_kg: Decimal
+    total_net_kg: Decimal
+    total_volume_m3: Decimal
+    destination_control_statement: str  # "" when every line is EAR99
+    end_use: str
+    eei: dict = field(
+        default_factory=dict
+    )  # EEI summary data: filing_required (bool), reasons (list[str]), …
+    signatory: str = ""  # "Name, title" of the responsible person
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,251 @@
+"""Generate, issue, void and read documents. Issued bytes are frozen and checked on every read."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import uuid
+import zipfile
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.core.jsonable import jsonable
+from apps.core.models import TaskRecord
+from apps.core.sequences import next_reference
+from apps.shipments.models import Shipment
+
+from . import builder
+from .models import PREFIXES, Document, DocumentStatus, DocumentType
+from .renderer import render_pdf
+
+
+class DocumentIntegrityError(Exception):
+    """Stored bytes no longer match the SHA-256 recorded when they were written."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _problems_error(problems: list[builder.Problem]) -> ValidationError:
+    return ValidationError({p.field: f"{p.message} Fix it at {p.fix_url}" for p in problems})
+
+
+def document_generate(
+    *, shipment: Shipment, doc_type: str, actor: User | None = None, task_id: str = ""
+) -> Document:
+    """Render a new version of a document (DRAFT-marked until the compliance check passed).
+
+    Refused, listing every missing field, when the shipment lacks data the document needs.
+    """
+    if doc_type not in DocumentType.values:
+        raise ValidationError({"doc_type": f"Unknown document type {doc_type!r}."})
+    problems = builder.document_problems(shipment, doc_type)
+    if problems:
+        raise _problems_error(problems)
+    with transaction.atomic():
+        # One version at a time per document: lock the shipment row while numbering.
+        Shipment.objects.select_for_update().filter(pk=shipment.pk).first()
+        previous = Document.objects.filter(shipment=shipment, doc_type=doc_type)
+        last = previous.aggregate(v=Max("version"))["v"] or 0
+        number = previous.values_list("number", flat=True).first() or next_reference(
+            PREFIXES[DocumentType(doc_type)]
+        )
+        signatory = ""
+        if actor is not None:
+            signatory = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}"
+        context = builder.build_context(
+            shipment,
+            doc_type,
+            number=number,
+            version=last + 1,
+            watermark=builder.watermark_for(shipment),
+            signatory=signatory,
+        )
+        pdf, pages = render_pdf(context)
+        previous.filter(status=DocumentStatus.DRAFT).update(status=DocumentStatus.SUPERSEDED)
+        document = Document(
+            shipment=shipment,
+            doc_type=doc_type,
+            number=number,
+            version=last + 1,
+            watermark=context.watermark,
+            sha256=_sha256(pdf),
+            size=len(pdf),
+            page_count=pages,
+            data=jsonable(context),
+            created_by=actor,
+            task_id=task_id,
+        )
+        document.pdf.save("document.pdf", ContentFile(pdf), save=False)
+        document.save()
+    return document
+
+
+def document_generate_start(*, shipment: Shipment, doc_types: list[str], actor: User | None) -> str:
+    """Queue generation (after this transaction commits); returns the task id to poll."""
+    from .tasks import generate_documents
+
+    unknown = [t for t in doc_types if t not in DocumentType.values]
+    if unknown or not doc_types:
+        raise ValidationError({"doc_types": f"Unknown document types: {', '.join(unknown) or 'none given'}."})
+    task_id = str(uuid.uuid4())
+    TaskRecord.objects.create(
+        task_id=task_id,
+        kind="document generation",
+        user=actor,
+        organisation=actor.organisation if actor else None,
+        object_repr=shipment.reference,
+        object_url=shipment.get_absolute_url(),
+    )
+    transaction.on_commit(
+        lambda: generate_documents.apply_async(
+            kwargs={
+                "shipment_id": shipment.pk,
+                "doc_types": doc_types,
+                "actor_id": actor.pk if actor else None,
+            },
+            task_id=task_id,
+        )
+    )
+    return task_id
+
+
+@transaction.atomic
+def document_issue(*, document: Document, actor: User) -> Document:
+    """Freeze a version: its bytes are final. Only an unmarked (compliance-passed) version can be issued."""
+    document = Document.objects.select_for_update().get(pk=document.pk)
+    if document.status != DocumentStatus.DRAFT:
+        raise ValidationError(
+            {"status": f"{document} is {document.get_status_display().lower()}, not a draft."}
+        )
+    if document.watermark:
+        raise ValidationError(
+            {
+                "watermark": f"{document} was generated before the compliance check passed and "
+                "carries a DRAFT mark. Regenerate it, then issue the new version."
+            }
+        )
+    _verify(document)
+    current = Document.objects.filter(
+        shipment=document.shipment, doc_type=document.doc_type, status=DocumentStatus.ISSUED
+    ).exclude(pk=document.pk)
+    if current.exists():
+        raise ValidationError(
+            {"status": f"{current.first()} is already issued; void it before issuing another version."}
+        )
+    document.status, document.issued_by, document.issued_at = DocumentStatus.ISSUED, actor, timezone.now()
+    document.save(update_fields=["status", "issued_by", "issued_at"])
+    from apps.core.audit import record_transition
+
+    record_transition(
+        document,
+        field="status",
+        before=DocumentStatus.DRAFT,
+        after=DocumentStatus.ISSUED,
+        actor=actor,
+        reason=f"SHA-256 {document.sha256}",
+    )
+    return document
+
+
+@transaction.atomic
+def document_void(*, document: Document, actor: User, reason: str) -> Document:
+    """Void a document (reason required). Its issued bytes stay; a copy stamped VOID is added."""
+    document = Document.objects.select_for_update().get(pk=document.pk)
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the document is voided."})
+    if document.status == DocumentStatus.VOID:
+        raise ValidationError({"status": f"{document} is already void."})
+    context = builder.build_context(
+        document.shipment,
+        document.doc_type,
+        number=document.number,
+        version=document.version,
+        watermark="VOID",
+    )
+    void_pdf, _ = render_pdf(context)
+    before = document.status
+    document.status, document.voided_by, document.voided_at = DocumentStatus.VOID, actor, timezone.now()
+    document.void_reason = reason.strip()
+    document.void_pdf.save("void.pdf", ContentFile(void_pdf), save=False)
+    document.save(update_fields=["status", "voided_by", "voided_at", "void_reason", "void_pdf"])
+    from apps.core.audit import record_transition
+
+    record_transition(
+        document, field="status", before=before, after=DocumentStatus.VOID, actor=actor, reason=reason.strip()
+    )
+    return document
+
+
+def _verify(document: Document) -> bytes:
+    with document.pdf.open("rb") as handle:
+        data = handle.read()
+    if _sha256(data) != document.sha256:
+        raise DocumentIntegrityError(
+            f"{document}: stored file does not match its SHA-256; it will not be served."
+        )
+    return data
+
+
+def document_read(document: Document) -> bytes:
+    """The document's bytes, after checking them against the recorded SHA-256."""
+    return _verify(document)
+
+
+def current_documents(shipment: Shipment) -> list[Document]:
+    """The latest version of each type that is not void."""
+    latest: dict[str, Document] = {}
+    for document in (
+        Document.objects.filter(shipment=shipment)
+        .exclude(status=DocumentStatus.VOID)
+        .order_by("doc_type", "-version")
+    ):
+        latest.setdefault(document.doc_type, document)
+    return list(latest.values())
+
+
+def bundle_zip(shipment: Shipment) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for document in current_documents(shipment):
+            archive.writestr(document.filename, document_read(document))
+    return buffer.getvalue()
+
+
+def bundle_pdf(shipment: Shipment) -> bytes:
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for document in current_documents(shipment):
+        writer.append(
+            io.BytesIO(document_read(document)), outline_item=f"{document.get_doc_type_display()} {document}"
+        )
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def missing_documents(shipment: Shipment) -> list[tuple[str, str, Document | None]]:
+    """Required documents not yet issued: (type, why, latest version or None)."""
+    issued = {d.doc_type for d in Document.objects.filter(shipment=shipment, status=DocumentStatus.ISSUED)}
+    latest = {d.doc_type: d for d in current_documents(shipment)}
+    return [
+        (doc_type, why, latest.get(doc_type))
+        for doc_type, why in builder.required_documents(shipment)
+        if doc_type not in issued
+    ]
+
+
+def documents_issue_required(*, shipment: Shipment, actor: User) -> list[Document]:
+    """Generate and issue every required document that is not issued yet (used by the demo and tests)."""
+    issued = []
+    for doc_type, _why, _latest in missing_documents(shipment):
+        document = document_generate(shipment=shipment, doc_type=doc_type, actor=actor)
+        issued.append(document_issue(document=document, actor=actor))
+    return issued

@@ -1,0 +1,134 @@
+"""Documents in the browser: what a shipment needs, generate, issue, void, download."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views import View
+
+from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.core.scoping import CHANGE
+from apps.shipments.models import Shipment
+
+from . import builder, services
+from .api import pdf_response
+from .models import Document, DocumentType
+
+
+def _shipment(request, reference, action="view"):
+    return get_object_or_404(Shipment.objects.visible_to(request.user, action), reference=reference)
+
+
+class ShipmentDocumentsView(CapabilityRequiredMixin, View):
+    capability = "documents.view"
+
+    def get(self, request, reference):
+        shipment = _shipment(request, reference)
+        documents = list(Document.objects.filter(shipment=shipment).select_related("issued_by", "voided_by"))
+        required = builder.required_documents(shipment)
+        issued = {d.doc_type for d in documents if d.status == "issued"}
+        rows = []
+        for doc_type, why in required:
+            versions = [d for d in documents if d.doc_type == doc_type]
+            rows.append(
+                {
+                    "doc_type": doc_type,
+                    "label": DocumentType(doc_type).label,
+                    "why": why,
+                    "issued": doc_type in issued,
+                    "versions": versions,
+                    "problems": builder.document_problems(shipment, doc_type),
+                }
+            )
+        extra = [d for d in documents if d.doc_type not in {t for t, _ in required}]
+        return render(
+            request,
+            "documents/shipment_documents.html",
+            {
+                "shipment": shipment,
+                "rows": rows,
+                "extra": extra,
+                "task_id": request.GET.get("task", ""),
+                "can_generate": request.user.can("documents.generate"),
+                "can_issue": request.user.can("documents.issue"),
+                "watermark": builder.watermark_for(shipment),
+            },
+        )
+
+
+class GenerateView(CapabilityRequiredMixin, View):
+    capability = "documents.generate"
+
+    def post(self, request, reference):
+        shipment = _shipment(request, reference, CHANGE)
+        doc_types = request.POST.getlist("doc_type") or [t for t, _ in builder.required_documents(shipment)]
+        try:
+            task_id = services.document_generate_start(
+                shipment=shipment, doc_types=doc_types, actor=request.user
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+            return HttpResponseRedirect(reverse("documents:shipment", args=[reference]))
+        return HttpResponseRedirect(reverse("documents:shipment", args=[reference]) + f"?task={task_id}")
+
+
+class IssueView(CapabilityRequiredMixin, View):
+    capability = "documents.issue"
+
+    def post(self, request, pk):
+        document = get_object_or_404(Document.objects.visible_to(request.user, CHANGE), pk=pk)
+        try:
+            services.document_issue(document=document, actor=request.user)
+            messages.success(request, f"{document} issued; its bytes are now final.")
+        except (ValidationError, services.DocumentIntegrityError) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
+        return HttpResponseRedirect(reverse("documents:shipment", args=[document.shipment.reference]))
+
+
+class VoidView(CapabilityRequiredMixin, View):
+    capability = "documents.issue"
+
+    def post(self, request, pk):
+        document = get_object_or_404(Document.objects.visible_to(request.user, CHANGE), pk=pk)
+        try:
+            services.document_void(
+                document=document, actor=request.user, reason=request.POST.get("reason", "")
+            )
+            messages.success(request, f"{document} voided.")
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(reverse("documents:shipment", args=[document.shipment.reference]))
+
+
+class DownloadView(CapabilityRequiredMixin, View):
+    capability = "documents.view"
+
+    def get(self, request, pk):
+        document = get_object_or_404(
+            Document.objects.visible_to(request.user).select_related("shipment"), pk=pk
+        )
+        if request.GET.get("copy") == "void" and document.void_pdf:
+            with document.void_pdf.open("rb") as handle:
+                return pdf_response(handle.read(), f"{document.number}-v{document.version}-VOID.pdf")
+        try:
+            return pdf_response(services.document_read(document), document.filename)
+        except services.DocumentIntegrityError as exc:
+            return HttpResponse(str(exc), status=409, content_type="text/plain")
+
+
+class BundleView(CapabilityRequiredMixin, View):
+    capability = "documents.view"
+
+    def get(self, request, reference):
+        shipment = _shipment(request, reference)
+        try:
+            if request.GET.get("as") == "pdf":
+                return pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
+            return pdf_response(
+                services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
+            )
+        except services.DocumentIntegrityError as exc:
+            return HttpResponse(str(exc), status=409, content_type="text/plain")

@@ -1,0 +1,216 @@
+"""Commercial invoice and packing list for a 1,000-line, 4,000-serial shipment, beside a minimal
+WeasyPrint document with the same number of pages (aim: no more than 1.5× the minimal one)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from bench.harness import Report, measure
+
+LINES = 1000
+UNITS_PER_LINE = 4  # 4,000 serial numbers
+LINES_PER_PACKAGE = 4
+REPEAT = 3
+
+
+def _world():
+    from apps.accounts.models import Organisation, Registration, User
+    from apps.accounts.roles import Role
+    from apps.catalog.models import Manufacturer, Part
+    from apps.shipments.models import (
+        LineSerial,
+        Package,
+        PackageItem,
+        Shipment,
+        ShipmentLine,
+        ShipmentParty,
+        Site,
+    )
+
+    operator = Organisation.objects.create(
+        kind="operator",
+        legal_name="Rackpass Bench Operator",
+        address_line1="1 Bench St",
+        city="Palo Alto",
+        country="US",
+    )
+    shipper = Organisation.objects.create(
+        kind="supplier", legal_name="Bench Servers Co", address_line1="No. 1", city="Taoyuan", country="TW"
+    )
+    consignee = Organisation.objects.create(
+        kind="customer",
+        legal_name="Bench Compute Pvt Ltd",
+        address_line1="Plot 7",
+        city="Chennai",
+        country="IN",
+    )
+    Registration.objects.create(organisation=consignee, scheme="iec", number="AAKCC5521M", country="IN")
+    user = User.objects.create(username="bench", organisation=operator, role=Role.COORDINATOR)
+    nvidia = Manufacturer.objects.create(name="NVIDIA", country="US")
+    parts = Part.objects.bulk_create(
+        [
+            Part(
+                owner=operator,
+                manufacturer=nvidia,
+                part_number=f"BENCH-{i:04d}",
+                name=f"Bench optic {i}",
+                category="optical_transceiver",
+                unit_weight_kg=Decimal("0.3"),
+                length_cm=Decimal("12"),
+                width_cm=Decimal("4"),
+                height_cm=Decimal("2"),
+                unit_value=Decimal("1200"),
+                currency="USD",
+                country_of_origin="TH",
+                hs_code="851762",
+                is_serialised=True,
+            )
+            for i in range(LINES)
+        ]
+    )
+    origin = Site.objects.create(
+        owner=operator, name="Bench factory", kind="factory", city="Taoyuan", country="TW"
+    )
+    destination = Site.objects.create(
+        owner=operator, name="Bench DC", kind="data_centre", city="Chennai", country="IN"
+    )
+    today = dt.date(2026, 12, 2)
+    shipment = Shipment.objects.create(
+        reference="SHP-2026-900001",
+        owner=operator,
+        created_by=user,
+        origin=origin,
+        destination=destination,
+        incoterm="DAP",
+        incoterm_place="Chennai",
+        mode="air",
+        ready_date=today,
+        required_by=today + dt.timedelta(days=20),
+    )
+    ShipmentParty.objects.bulk_create(
+        [
+            ShipmentParty(shipment=shipment, role="shipper", organisation=shipper),
+            ShipmentParty(shipment=shipment, role="consignee", organisation=consignee),
+        ]
+    )
+    lines = ShipmentLine.objects.bulk_create(
+        [
+            ShipmentLine(
+                shipment=shipment,
+                line_number=i + 1,
+                part=part,
+                description=f"NVIDIA {part.name}, P/N {part.part_number}",
+                quantity=UNITS_PER_LINE,
+                unit_value=part.unit_value,
+                country_of_origin="TH",
+                hs_code="851762",
+                export_classification={},
+            )
+            for i, part in enumerate(parts)
+        ]
+    )
+    packages = Package.objects.bulk_create(
+        [
+            Package(
+                shipment=shipment,
+                number=n + 1,
+                package_type="carton",
+                length_cm=Decimal("60"),
+                width_cm=Decimal("40"),
+                height_cm=Decimal("30"),
+                gross_kg=Decimal("8"),
+                net_kg=Decimal("5"),
+                marks=f"BENCH/{n + 1}",
+            )
+            for n in range(LINES // LINES_PER_PACKAGE)
+        ]
+    )
+    PackageItem.objects.bulk_create(
+        [
+            PackageItem(package=packages[i // LINES_PER_PACKAGE], line=line, quantity=UNITS_PER_LINE)
+            for i, line in enumerate(lines)
+        ]
+    )
+    LineSerial.objects.bulk_create(
+        [
+            LineSerial(
+                line=line,
+                serial=f"MT{line.line_number:04d}X{u:02d}",
+                package=packages[i // LINES_PER_PACKAGE],
+            )
+            for i, line in enumerate(lines)
+            for u in range(UNITS_PER_LINE)
+        ],
+        batch_size=2000,
+    )
+    # Classifications, so the invoice carries ECCNs like a real one.
+    from apps.compliance.models import PartClassification
+
+    PartClassification.objects.bulk_create(
+        [
+            PartClassification(
+                part=part, eccn="5A991", source="engine", reasoning=["bench"], rule_version="bench"
+            )
+            for part in parts
+        ]
+    )
+    return shipment
+
+
+def _minimal_pdf(pages: int) -> int:
+    """A bare WeasyPrint document of `pages` pages of plain text: the floor for this many pages."""
+    import weasyprint
+
+    body = "".join(
+        f'<section style="page-break-after: always"><p>Page {n}</p><p>{"Lorem ipsum " * 40}</p></section>'
+        for n in range(pages)
+    )
+    document = weasyprint.HTML(string=f"<html><body>{body}</body></html>").render()
+    document.write_pdf()
+    return len(document.pages)
+
+
+def run(report: Report) -> None:
+    from apps.documents import builder
+    from apps.documents.renderer import render_pdf
+
+    shipment = _world()
+    for doc_type in ("commercial_invoice", "packing_list"):
+        problems = builder.document_problems(shipment, doc_type)
+        report.check(
+            not [p for p in problems if p.field != "compliance_check"],
+            f"{doc_type}: unexpected missing data {[p.message for p in problems][:3]}",
+        )
+        pages_seen: list[int] = []
+
+        def full(doc_type=doc_type, pages_seen=pages_seen):
+            context = builder.build_context(shipment, doc_type, number="BENCH-1", version=1, watermark="")
+            _pdf, pages = render_pdf(context)
+            pages_seen.append(pages)
+
+        rendered = measure(full, repeat=REPEAT)
+        build = measure(
+            lambda d=doc_type: builder.build_context(shipment, d, number="B", version=1, watermark=""),
+            repeat=REPEAT,
+        )
+        pages = pages_seen[0]
+        minimal_pages: list[int] = []
+        minimal = measure(lambda p=pages, seen=minimal_pages: seen.append(_minimal_pdf(p)), repeat=REPEAT)
+        report.check(minimal_pages[0] == pages, f"minimal document has {minimal_pages[0]} pages, not {pages}")
+        report.row(
+            document=doc_type,
+            lines=LINES,
+            serials=LINES * UNITS_PER_LINE,
+            pages=pages,
+            **{
+                "document s (median)": rendered.median_ms / 1000,
+                "of which data s": build.median_ms / 1000,
+                "minimal same pages s": minimal.median_ms / 1000,
+                "ratio": rendered.median_ms / minimal.median_ms,
+            },
+        )
+    report.note(
+        "document = build the data from the database + render HTML + WeasyPrint layout + PDF bytes; "
+        "minimal = WeasyPrint on plain paragraphs with the same page count, in the same run."
+    )
