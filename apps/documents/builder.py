@@ -16,7 +16,7 @@ from apps.compliance.models import CheckLineResult, PartClassification
 from apps.compliance.services import approval_problems, latest_check
 from apps.core.countries import country_name
 from apps.shipments.engines.incoterms import rule as incoterm_rule
-from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, Shipment
+from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, Shipment, ShipmentLine
 from apps.shipments.selectors import UN3481, record_party_needs
 
 from .context import DocLine, DocPackage, DocumentContext, PartyBlock
@@ -53,7 +53,8 @@ def _shipment(shipment: Shipment) -> Shipment:
                 "parties__organisation",
                 queryset=Organisation.objects.prefetch_related("registrations", "contacts"),
             ),
-            "lines__part__manufacturer",
+            # A join, not an IN list of every part: large shipments stay one query (and SQLite-safe).
+            Prefetch("lines", queryset=ShipmentLine.objects.select_related("part__manufacturer")),
             Prefetch(
                 "packages",
                 queryset=Package.objects.prefetch_related(
@@ -89,9 +90,7 @@ def _line_compliance(shipment: Shipment) -> dict[int, tuple[str, str, str]]:
             found[r.line_id] = (r.eccn, r.outcome, licence)
     classifications = {
         c.part_id: c.eccn
-        for c in PartClassification.objects.filter(
-            part__in=[line.part_id for line in shipment.lines.all()], is_current=True
-        )
+        for c in PartClassification.objects.filter(part__in=shipment.lines.values("part_id"), is_current=True)
     }
     for line in shipment.lines.all():
         if line.pk not in found and classifications.get(line.part_id):

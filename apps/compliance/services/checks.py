@@ -68,7 +68,7 @@ def shipment_fingerprint(shipment: Shipment) -> str:
     )
     parties = list(shipment.parties.order_by("role").values_list("role", "organisation_id"))
     org_ids = [o for _, o in parties]
-    part_ids = [p for _, p, *_ in lines]
+    part_ids = shipment.lines.values("part_id")  # a subquery, not a list of every part
     state = {
         "shipment": [
             shipment.destination.country,
@@ -173,7 +173,7 @@ def compliance_check_run(
     end_user = _end_user_facts(end_user_org, blocks) if end_user_org else None
     current = {
         c.part_id: c
-        for c in PartClassification.objects.filter(part__in=[ln.part_id for ln in lines], is_current=True)
+        for c in PartClassification.objects.filter(part__in=shipment.lines.values("part_id"), is_current=True)
     }
     outcomes: list[_LineOutcome] = []
     for n, line in enumerate(lines, start=1):
@@ -344,7 +344,7 @@ def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, 
             if r.country == country and (r.valid_until is None or r.valid_until >= today)
         }
     certs = {}
-    for cert in PartCertification.objects.filter(part__in=[ln.part_id for ln in lines], country=country):
+    for cert in PartCertification.objects.filter(part__in=shipment.lines.values("part_id"), country=country):
         certs[(cert.part_id, cert.scheme)] = cert
     for req in requirements:
         if req.kind == RequirementKind.IMPORTER_REGISTRATION:
