@@ -46,6 +46,9 @@ class Problem:
 
 
 def _shipment(shipment: Shipment) -> Shipment:
+    cache = getattr(shipment, "_prefetched_objects_cache", {})
+    if {"parties", "lines", "packages", "legs"} <= set(cache):
+        return shipment  # the caller (e.g. the shipment page) already loaded everything
     return (
         Shipment.objects.select_related("origin", "destination", "owner")
         .prefetch_related(

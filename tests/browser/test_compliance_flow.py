@@ -1,0 +1,53 @@
+"""In real Chromium: a compliance officer clears a screening hit and resolves a held shipment."""
+
+import pytest
+
+from apps.accounts.models import Registration
+from apps.accounts.roles import Role
+from apps.compliance import services
+from apps.compliance.models import HitStatus, ScreeningHit
+from apps.shipments.models import Shipment
+from tests.factories import PASSWORD, OrganisationFactory, UserFactory
+
+from .test_catalogue_flow import page  # noqa: F401  (the Chromium fixture)
+
+
+@pytest.mark.browser
+def test_officer_clears_a_hit_and_releases_the_shipment(page, live_server, transactional_db, request):  # noqa: F811
+    from playwright.sync_api import expect
+
+    request.getfixturevalue("screening_list")
+    lookalike = OrganisationFactory(
+        kind="customer",
+        legal_name="Shenzhen Demo AI Technology Company Limited",
+        country="IN",
+        city="Chennai",
+    )
+    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
+        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    coordinator = request.getfixturevalue("coordinator")
+    shipment = request.getfixturevalue("submitted")(
+        lookalike, "IN", "Chennai", [(request.getfixturevalue("dgx"), 1)]
+    )
+    services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert Shipment.objects.get(pk=shipment.pk).status == "on_hold"
+    UserFactory(username="ines", role=Role.COMPLIANCE_OFFICER, organisation=coordinator.organisation)
+
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill("ines")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name="Compliance").click()
+    hits = page.locator("#hits")
+    expect(hits).to_contain_text("SHENZHEN DEMO AI TECHNOLOGY CO., LTD.")
+    hits.get_by_label("Reason").fill("Indian start-up, different CIN; no link to the listed entity")
+    hits.get_by_role("button", name="Decide").click()
+    expect(page.get_by_text("cleared")).to_be_visible()
+    assert ScreeningHit.objects.get().status == HitStatus.CLEARED
+
+    page.get_by_role("link", name=shipment.reference).first.click()
+    expect(page.locator("main")).to_contain_text("possible match")
+    page.get_by_role("textbox", name="Resolution for hold").first.fill("Hit cleared in the screening queue")
+    page.get_by_role("button", name="Resolve").first.click()
+    expect(page.locator("h1 .status")).to_have_text("Compliance review")
+    assert Shipment.objects.get(pk=shipment.pk).status == "compliance_review"
