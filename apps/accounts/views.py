@@ -38,6 +38,24 @@ class DashboardView(CapabilityRequiredMixin, TemplateView):
         ]
         context["organisations_total"] = Organisation.objects.visible_to(user).count()
         context["active_tokens"] = ApiToken.objects.active().filter(user=user).count()
+        if user.can("shipments.view"):
+            from apps.shipments.models import Shipment
+            from apps.shipments.selectors import late_q
+
+            shipments = Shipment.objects.visible_to(user).exclude(status__in=["delivered", "cancelled"])
+            context["shipment_tiles"] = [
+                ("open shipments", shipments.count(), reverse("shipments:shipment-list")),
+                (
+                    "on hold",
+                    shipments.filter(status="on_hold").count(),
+                    reverse("shipments:shipment-list") + "?status=on_hold",
+                ),
+                (
+                    "late",
+                    shipments.filter(late_q()).count(),
+                    reverse("shipments:shipment-list") + "?late=true",
+                ),
+            ]
         if user.is_operator_staff:
             context["recent_activity"] = list(AuditEvent.objects.select_related("content_type")[:12])
         return context
