@@ -64,7 +64,7 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
     page.get_by_label("Username").fill("sam")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    page.get_by_role("link", name="Shipments").click()
+    page.get_by_role("link", name="Shipments", exact=True).click()
     page.get_by_role("link", name="New shipment").click()
 
     page.locator("#id_origin").select_option(label="Guishan factory, Taoyuan")

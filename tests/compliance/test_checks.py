@@ -176,3 +176,23 @@ def test_end_use_flags_hold(submitted, indian_customer, dgx, coordinator):
     shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 1)], end_use_flags=["military_end_use"])
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     assert any(h.kind == "end_use" for h in check.hold_reasons.all())
+
+
+def test_a_crash_midway_leaves_no_half_written_check(submitted, dgx, coordinator, monkeypatch):
+    """One transaction for the whole result: a worker dying while writing leaves nothing behind."""
+    from apps.compliance.models import CheckLineResult, HoldReason
+
+    hanoi = OrganisationFactory(kind="customer", legal_name="Hanoi AI", country="VN", city="Hanoi")
+    shipment = submitted(hanoi, "VN", "Hanoi", [(dgx, 1)])
+
+    def dies(*args, **kwargs):
+        raise SystemExit("worker killed")
+
+    monkeypatch.setattr(HoldReason.objects, "bulk_create", dies)
+    with pytest.raises(SystemExit):
+        services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert not ComplianceCheck.objects.exists() and not CheckLineResult.objects.exists()
+    assert Shipment.objects.get(pk=shipment.pk).status == "compliance_review"
+    monkeypatch.undo()
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert ComplianceCheck.objects.get() == check and check.hold_reasons.count() == 1
