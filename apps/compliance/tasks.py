@@ -24,7 +24,9 @@ def _actor(actor_id):
     time_limit=15 * 60,
     soft_time_limit=14 * 60,
 )
-def run_compliance_check(self, shipment_id: int, actor_id: int | None = None) -> dict:
+def run_compliance_check(
+    self, shipment_id: int, actor_id: int | None = None, only_in_review: bool = False
+) -> dict:
     """Idempotent: the check is keyed by the shipment's version and written in one transaction,
     so a retry after a killed worker either finds the finished check or writes it once."""
 
@@ -33,6 +35,14 @@ def run_compliance_check(self, shipment_id: int, actor_id: int | None = None) ->
             self.update_state(state="PROGRESS", meta={"percent": percent, "step": step})
 
     shipment = Shipment.objects.get(pk=shipment_id)
+    if only_in_review and shipment.status != "compliance_review":
+        # Queued when the shipment entered review, but it has moved on since (checked meanwhile).
+        return {
+            "percent": 100,
+            "skipped": True,
+            "summary": f"{shipment} is no longer in compliance review",
+            "shipment": shipment.reference,
+        }
     check = services.compliance_check_run(
         shipment=shipment, actor=_actor(actor_id), task_id=self.request.id or "", progress=progress
     )

@@ -224,6 +224,30 @@ def _serials(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{n:05d}" for n in range(1, count + 1)]
 
 
+def _pack(shipment, package_type, dims_cm, weights_kg, items, serials=None, **fields):
+    """A package of the demo: dimensions (L, W, H cm) and weights (gross, net kg) as numbers."""
+    length, width, height = (D(str(v)) for v in dims_cm)
+    gross, net = (D(str(v)) for v in weights_kg)
+    return services.package_add(
+        shipment=shipment,
+        fields={
+            "package_type": package_type,
+            "length_cm": length,
+            "width_cm": width,
+            "height_cm": height,
+            "gross_kg": gross,
+            "net_kg": net,
+            **fields,
+        },
+        items=items,
+        serials=serials,
+    )
+
+
+def _leg(shipment, lines=None, **fields):
+    return services.leg_add(shipment=shipment, fields=fields, lines=lines)
+
+
 def _shipments() -> int:
     coordinator = User.objects.get(username="coordinator")
     compliance = User.objects.get(username="compliance")
@@ -315,77 +339,61 @@ def _shipments() -> int:
             shipment=shipment, part=_part("MQM9700-NS2F"), quantity=4, serials=_serials("MT24QM", 4)
         )
         for i, serial in enumerate(_serials("QTSM821", 4), start=1):
-            services.package_add(
-                shipment=shipment,
-                fields={
-                    "package_type": "crate",
-                    "length_cm": D("130"),
-                    "width_cm": D("90"),
-                    "height_cm": D("85"),
-                    "gross_kg": D("165"),
-                    "net_kg": D("135"),
-                    "tilt_indicator": True,
-                    "shock_indicator": True,
-                    "marks": f"CHN-AIC/POD2/{i}",
-                },
+            _pack(
+                shipment,
+                "crate",
+                (130, 90, 85),
+                (165, 135),
                 items=[(servers, 1)],
                 serials=[serial],
+                tilt_indicator=True,
+                shock_indicator=True,
+                marks=f"CHN-AIC/POD2/{i}",
             )
-        services.package_add(
-            shipment=shipment,
-            fields={
-                "package_type": "pallet",
-                "length_cm": D("120"),
-                "width_cm": D("100"),
-                "height_cm": D("60"),
-                "gross_kg": D("96"),
-                "net_kg": D("58"),
-                "marks": "CHN-AIC/POD2/5",
-            },
+        _pack(
+            shipment,
+            "pallet",
+            (120, 100, 60),
+            (96, 58),
             items=[(switches, 4)],
             serials=_serials("MT24QM", 4),
+            marks="CHN-AIC/POD2/5",
         )
         hub, maa = _s("Rackpass Bonded Hub Singapore"), _s("Chennai AI Compute — Siruseri DC1")
-        inbound_tw = services.leg_add(
-            shipment=shipment,
-            fields={
-                "role": LegRole.INBOUND,
-                "origin": _s("QCT Guishan Factory"),
-                "destination": hub,
-                "mode": "air",
-                "carrier": "EVA Air Cargo",
-                "transport_document": "695-12345675",
-                "planned_departure": today - dt.timedelta(days=10),
-                "planned_arrival": today - dt.timedelta(days=8),
-            },
+        inbound_tw = _leg(
+            shipment,
+            role=LegRole.INBOUND,
+            origin=_s("QCT Guishan Factory"),
+            destination=hub,
+            mode="air",
+            carrier="EVA Air Cargo",
+            transport_document="695-12345675",
+            planned_departure=today - dt.timedelta(days=10),
+            planned_arrival=today - dt.timedelta(days=8),
             lines=[servers],
         )
-        services.leg_add(
-            shipment=shipment,
-            fields={
-                "role": LegRole.INBOUND,
-                "origin": _s("Jabil Guadalajara (NVIDIA networking)"),
-                "destination": hub,
-                "mode": "air",
-                "carrier": "Lufthansa Cargo",
-                "transport_document": "020-45678905",
-                "planned_departure": today - dt.timedelta(days=11),
-                "planned_arrival": today - dt.timedelta(days=6),
-            },
+        _leg(
+            shipment,
+            role=LegRole.INBOUND,
+            origin=_s("Jabil Guadalajara (NVIDIA networking)"),
+            destination=hub,
+            mode="air",
+            carrier="Lufthansa Cargo",
+            transport_document="020-45678905",
+            planned_departure=today - dt.timedelta(days=11),
+            planned_arrival=today - dt.timedelta(days=6),
             lines=[switches],
         )
-        main = services.leg_add(
-            shipment=shipment,
-            fields={
-                "role": LegRole.MAIN,
-                "origin": hub,
-                "destination": maa,
-                "mode": "air",
-                "carrier": "Singapore Airlines Cargo",
-                "transport_document": "618-20240010",
-                "planned_departure": today - dt.timedelta(days=1),
-                "planned_arrival": today + dt.timedelta(days=2),
-            },
+        main = _leg(
+            shipment,
+            role=LegRole.MAIN,
+            origin=hub,
+            destination=maa,
+            mode="air",
+            carrier="Singapore Airlines Cargo",
+            transport_document="618-20240010",
+            planned_departure=today - dt.timedelta(days=1),
+            planned_arrival=today + dt.timedelta(days=2),
         )
         shipment = move(
             shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
@@ -437,30 +445,23 @@ def _shipments() -> int:
         line = services.line_add(
             shipment=shipment, part=_part("MSN2201-CB2FC"), quantity=2, serials=["MT2411X0001", "MT2411X0002"]
         )
-        services.package_add(
-            shipment=shipment,
-            fields={
-                "package_type": "carton",
-                "length_cm": D("60"),
-                "width_cm": D("50"),
-                "height_cm": D("25"),
-                "gross_kg": D("14"),
-                "net_kg": D("10"),
-            },
+        _pack(
+            shipment,
+            "carton",
+            (60, 50, 25),
+            (14, 10),
             items=[(line, 2)],
             serials=["MT2411X0001", "MT2411X0002"],
         )
-        services.leg_add(
-            shipment=shipment,
-            fields={
-                "role": LegRole.MAIN,
-                "origin": _s("San Francisco International Airport"),
-                "destination": _s("Chennai International Airport"),
-                "mode": "air",
-                "carrier": "Atlas Air",
-                "planned_departure": today - dt.timedelta(days=7),
-                "planned_arrival": today - dt.timedelta(days=2),
-            },
+        _leg(
+            shipment,
+            role=LegRole.MAIN,
+            origin=_s("San Francisco International Airport"),
+            destination=_s("Chennai International Airport"),
+            mode="air",
+            carrier="Atlas Air",
+            planned_departure=today - dt.timedelta(days=7),
+            planned_arrival=today - dt.timedelta(days=2),
         )
         shipment = move(
             shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
@@ -508,29 +509,15 @@ def _shipments() -> int:
         optics = _part("MMA4Z00-NS")
         serials = _serials("MMA4Z", 16)
         line = services.line_add(shipment=shipment, part=optics, quantity=16, serials=serials)
-        services.package_add(
-            shipment=shipment,
-            fields={
-                "package_type": "carton",
-                "length_cm": D("40"),
-                "width_cm": D("30"),
-                "height_cm": D("20"),
-                "gross_kg": D("6"),
-                "net_kg": D("4"),
-            },
-            items=[(line, 16)],
-            serials=serials,
-        )
-        services.leg_add(
-            shipment=shipment,
-            fields={
-                "role": LegRole.MAIN,
-                "origin": _s("Taiwan Taoyuan International Airport"),
-                "destination": _s("Chennai International Airport"),
-                "mode": "air",
-                "planned_departure": today - dt.timedelta(days=28),
-                "planned_arrival": today - dt.timedelta(days=24),
-            },
+        _pack(shipment, "carton", (40, 30, 20), (6, 4), items=[(line, 16)], serials=serials)
+        _leg(
+            shipment,
+            role=LegRole.MAIN,
+            origin=_s("Taiwan Taoyuan International Airport"),
+            destination=_s("Chennai International Airport"),
+            mode="air",
+            planned_departure=today - dt.timedelta(days=28),
+            planned_arrival=today - dt.timedelta(days=24),
         )
         shipment = move(
             shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED

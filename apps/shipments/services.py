@@ -438,7 +438,7 @@ def shipment_transition(
         # Entering review starts the compliance check in the background (after this commits).
         from apps.compliance.services import compliance_check_start
 
-        compliance_check_start(shipment=shipment, actor=actor)
+        compliance_check_start(shipment=shipment, actor=actor, automatic=True)
     label = "release" if target == RELEASE else ""
     record_transition(
         shipment,

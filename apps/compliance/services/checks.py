@@ -102,7 +102,7 @@ def shipment_fingerprint(shipment: Shipment) -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def compliance_check_start(*, shipment: Shipment, actor: User | None) -> str:
+def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic: bool = False) -> str:
     """Queue the check (after the current transaction commits); returns the task id to poll."""
     import uuid
 
@@ -119,7 +119,12 @@ def compliance_check_start(*, shipment: Shipment, actor: User | None) -> str:
     )
     transaction.on_commit(
         lambda: run_compliance_check.apply_async(
-            kwargs={"shipment_id": shipment.pk, "actor_id": actor.pk if actor else None}, task_id=task_id
+            kwargs={
+                "shipment_id": shipment.pk,
+                "actor_id": actor.pk if actor else None,
+                "only_in_review": automatic,
+            },
+            task_id=task_id,
         )
     )
     return task_id
