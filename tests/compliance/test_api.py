@@ -261,3 +261,19 @@ def test_classification_scoping(supplier_user, forwarder, api_as):
     assert api.get("/api/v1/classifications/").json()["count"] == 0
     assert api.post("/api/v1/classifications/run/", {"part": foreign.pk}, format="json").status_code == 403
     assert PartClassification.objects.count() == 1
+
+
+def test_load_country_data_command(db, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    from apps.compliance.models import CountryDataVersion
+
+    call_command("load_country_data")
+    assert CountryDataVersion.objects.get(is_active=True).as_of.isoformat() == "2026-07-23"
+    broken = tmp_path / "groups.json"
+    broken.write_text(json.dumps({"title": "x", "as_of": "2026-08-01", "groups": {"D:5": ["cn"]}}))
+    chart = tmp_path / "chart.json"
+    chart.write_text("{}")
+    with pytest.raises(CommandError):
+        call_command("load_country_data", "--groups", str(broken), "--chart", str(chart))
+    assert CountryDataVersion.objects.count() == 1  # nothing half-loaded
