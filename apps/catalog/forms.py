@@ -8,34 +8,7 @@ from .models import Part
 class PartForm(forms.ModelForm):
     class Meta:
         model = Part
-        fields = [
-            "manufacturer",
-            "part_number",
-            "name",
-            "description",
-            "category",
-            "unit_weight_kg",
-            "length_cm",
-            "width_cm",
-            "height_cm",
-            "unit_value",
-            "currency",
-            "country_of_origin",
-            "hs_code",
-            "is_serialised",
-            "contains_lithium_batteries",
-            "power_draw_w",
-            "rack_units",
-            "port_count",
-            "port_speed_gbps",
-            "gpus_per_server",
-            "accelerator",
-            "tpp",
-            "die_area_mm2",
-            "dense_tops",
-            "attributes",
-            "is_active",
-        ]
+        fields = Part.EDITABLE_FIELDS
         widgets = {"description": forms.Textarea(attrs={"rows": 3})}
 
     def __init__(self, *args, owner=None, **kwargs):

@@ -128,6 +128,14 @@ class Part(AuditedModel, TimeStampedModel):
 
     objects = PartQuerySet.as_manager()
 
+    # What people edit (browser form and API); owner and timestamps are set by the service.
+    EDITABLE_FIELDS = (
+        "manufacturer", "part_number", "name", "description", "category", "unit_weight_kg", "length_cm",
+        "width_cm", "height_cm", "unit_value", "currency", "country_of_origin", "hs_code", "is_serialised",
+        "contains_lithium_batteries", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
+        "gpus_per_server", "accelerator", "tpp", "die_area_mm2", "dense_tops", "attributes", "is_active",
+    )  # fmt: skip
+
     class Meta:
         ordering = ["manufacturer__name", "part_number"]
         constraints = [

@@ -14,21 +14,7 @@ class ShipmentForm(forms.ModelForm):
 
     class Meta:
         model = Shipment
-        fields = [
-            "origin",
-            "destination",
-            "incoterm",
-            "incoterm_place",
-            "mode",
-            "ready_date",
-            "required_by",
-            "currency",
-            "insurance_value",
-            "reason_for_export",
-            "end_use",
-            "end_use_flags",
-            "instructions",
-        ]
+        fields = Shipment.EDITABLE_FIELDS
         widgets = {
             "ready_date": forms.DateInput(attrs={"type": "date"}),
             "required_by": forms.DateInput(attrs={"type": "date"}),

@@ -52,40 +52,9 @@ class PartSerializer(serializers.ModelSerializer):
     class Meta:
         model = Part
         fields = [
-            "id",
-            "url",
-            "owner",
-            "manufacturer",
-            "part_number",
-            "name",
-            "description",
-            "category",
-            "unit_weight_kg",
-            "length_cm",
-            "width_cm",
-            "height_cm",
-            "unit_value",
-            "currency",
-            "country_of_origin",
-            "hs_code",
-            "is_serialised",
-            "contains_lithium_batteries",
-            "power_draw_w",
-            "rack_units",
-            "port_count",
-            "port_speed_gbps",
-            "gpus_per_server",
-            "accelerator",
-            "tpp",
-            "die_area_mm2",
-            "dense_tops",
-            "computed_tpp",
-            "performance_density",
-            "attributes",
-            "is_active",
-            "created_at",
+            "id", "url", "owner", *Part.EDITABLE_FIELDS, "computed_tpp", "performance_density", "created_at",
             "updated_at",
-        ]
+        ]  # fmt: skip
         read_only_fields = ["created_at", "updated_at"]
         extra_kwargs = {
             "unit_weight_kg": {"min_value": Decimal("0")},

@@ -131,22 +131,7 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Shipment
-        fields = [
-            "origin",
-            "destination",
-            "incoterm",
-            "incoterm_place",
-            "mode",
-            "ready_date",
-            "required_by",
-            "currency",
-            "insurance_value",
-            "reason_for_export",
-            "end_use",
-            "end_use_flags",
-            "instructions",
-            "parties",
-        ]
+        fields = [*Shipment.EDITABLE_FIELDS, "parties"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

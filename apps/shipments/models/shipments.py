@@ -169,6 +169,12 @@ class Shipment(AuditedModel, TimeStampedModel):
 
     objects = ShipmentQuerySet.as_manager()
 
+    # Terms and route people edit (browser form and API); parties are set separately.
+    EDITABLE_FIELDS = (
+        "origin", "destination", "incoterm", "incoterm_place", "mode", "ready_date", "required_by",
+        "currency", "insurance_value", "reason_for_export", "end_use", "end_use_flags", "instructions",
+    )  # fmt: skip
+
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
