@@ -1,4 +1,12 @@
-from .checks import CheckLineResult, CheckPartyResult, CheckResult, ComplianceCheck, HoldReason
+from .checks import (
+    CheckLineResult,
+    CheckPartyResult,
+    CheckResult,
+    ComplianceCheck,
+    HoldKind,
+    HoldReason,
+    ResolvedVia,
+)
 from .classification import ClassificationSource, PartCertification, PartClassification
 from .countries import CountryDataVersion, ImportRequirement, RequirementKind
 from .licences import Licence, LicenceDrawdown
@@ -12,6 +20,7 @@ __all__ = [
     "ComplianceCheck",
     "CountryDataVersion",
     "HitStatus",
+    "HoldKind",
     "HoldReason",
     "ImportRequirement",
     "Licence",
@@ -20,6 +29,7 @@ __all__ = [
     "PartClassification",
     "PartyBlock",
     "RequirementKind",
+    "ResolvedVia",
     "Screening",
     "ScreeningHit",
     "ScreeningList",

@@ -10,6 +10,30 @@ class CheckResult(models.TextChoices):
     HOLD = "hold", "Hold"
 
 
+class HoldKind(models.TextChoices):
+    """Why a check held a shipment; the kind decides how (and whether) the reason can be resolved."""
+
+    SCREENING = "screening", "Possible restricted-party match"
+    BLOCKED = "blocked_party", "Blocked party (confirmed match)"
+    PROHIBITED = "prohibited", "Prohibited"
+    LICENCE = "licence", "Licence required"
+    CLASSIFICATION = "classification", "Classification incomplete"
+    UNCONFIRMED = "unconfirmed_classification", "Default classification to confirm"
+    IMPORT = "import", "Import requirement"
+    END_USE = "end_use", "End-use red flag"
+    CHECK_ERROR = "check_error", "The check could not be completed"
+
+
+class ResolvedVia(models.TextChoices):
+    """How a hold reason was resolved: a fact that changed, never free text for the hard ones."""
+
+    OFFICER_NOTE = "officer_note", "Compliance officer's note"
+    LICENCE = "licence", "Licence held"
+    HIT_CLEARED = "hit_cleared", "Screening hit cleared"
+    BLOCK_LIFTED = "block_lifted", "Block lifted (match reversed)"
+    CLASSIFICATION = "classification", "Classification confirmed"
+
+
 class ComplianceCheck(models.Model):
     """The export-control check of one version of a shipment: written whole, in one transaction."""
 
@@ -27,6 +51,10 @@ class ComplianceCheck(models.Model):
     )
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(auto_now_add=True)
+    stale_since = models.DateTimeField(
+        null=True, blank=True, help_text="Set when a fact the answer rests on changed after the check."
+    )
+    stale_reason = models.CharField(max_length=500, blank=True)
 
     objects = OrgScopedQuerySet.as_manager()
 
@@ -102,11 +130,36 @@ class HoldReason(models.Model):
     compliance_check = models.ForeignKey(
         ComplianceCheck, on_delete=models.CASCADE, related_name="hold_reasons"
     )
-    kind = models.CharField(max_length=30, help_text="licence, screening, classification, import, end_use …")
+    kind = models.CharField(max_length=30, choices=HoldKind.choices)
     text = models.CharField(max_length=600)
     line = models.ForeignKey(
         "shipments.ShipmentLine", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    organisation = models.ForeignKey(
+        "accounts.Organisation",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The party a screening reason concerns.",
+    )
+    hit = models.ForeignKey(
+        "compliance.ScreeningHit",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="hold_reasons",
+        help_text="The open screening hit that raised this reason.",
+    )
+    licence = models.ForeignKey(
+        "compliance.Licence",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The licence that resolved a licence-required reason.",
+    )
+    resolved_via = models.CharField(max_length=20, choices=ResolvedVia.choices, blank=True)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

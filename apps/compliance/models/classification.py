@@ -33,6 +33,11 @@ class PartClassification(AuditedModel):
         default=list, blank=True, help_text="Figures the engine needed but the part lacks."
     )
     rule_version = models.CharField(max_length=40)
+    needs_confirmation = models.BooleanField(
+        default=False,
+        help_text="A category default (EAR99, 4A994, 5A991 …), not figures checked against a CCL entry: "
+        "a compliance officer confirms it before a shipment relies on it.",
+    )
     override_reason = models.TextField(blank=True)
     is_current = models.BooleanField(default=True)
     created_by = models.ForeignKey(

@@ -26,6 +26,12 @@ class Licence(AuditedModel, TimeStampedModel):
     destination_countries = models.CharField(
         max_length=200, help_text="Comma-separated ISO codes, e.g. SA, AE"
     )
+    licensee = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        related_name="licences_held",
+        help_text="The exporter the licence was issued to; only its shipments may use it.",
+    )
     consignee = models.ForeignKey(
         "accounts.Organisation", on_delete=models.PROTECT, related_name="licences_as_consignee"
     )
@@ -60,7 +66,7 @@ class Licence(AuditedModel, TimeStampedModel):
 
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
-        return Q(consignee_id=organisation_id) | Q(end_user_id=organisation_id)
+        return Q(licensee_id=organisation_id) | Q(consignee_id=organisation_id) | Q(end_user_id=organisation_id)
 
     def clean(self) -> None:
         errors = {}
@@ -94,12 +100,15 @@ class Licence(AuditedModel, TimeStampedModel):
         return self.expires_on < timezone.localdate()
 
     def used(self) -> tuple[int, Decimal]:
-        totals = self.drawdowns.aggregate(q=Sum("quantity"), v=Sum("value"))
+        totals = self.drawdowns.filter(released_at__isnull=True).aggregate(q=Sum("quantity"), v=Sum("value"))
         return totals["q"] or 0, totals["v"] or Decimal("0")
 
 
 class LicenceDrawdown(models.Model):
-    """The part of a licence a shipment line uses, written when its compliance check passes."""
+    """The part of a licence a shipment line uses, written when its compliance check passes.
+
+    A re-check or a cancellation releases it (kept, with the reason) rather than deleting it, so
+    the licence's history shows every use; only unreleased drawdowns count against the licence."""
 
     licence = models.ForeignKey(Licence, on_delete=models.PROTECT, related_name="drawdowns")
     compliance_check = models.ForeignKey(
@@ -109,11 +118,17 @@ class LicenceDrawdown(models.Model):
     quantity = models.PositiveIntegerField()
     value = models.DecimalField(max_digits=16, decimal_places=2)
     created_at = models.DateTimeField(auto_now_add=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_reason = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["licence", "line"], name="compliance_one_drawdown_per_line")
+            models.UniqueConstraint(
+                fields=["licence", "line"],
+                condition=Q(released_at__isnull=True),
+                name="compliance_one_drawdown_per_line",
+            )
         ]
 
     def __str__(self) -> str:

@@ -115,6 +115,9 @@ class HitStatus(models.TextChoices):
     CLEARED = "cleared", "Cleared: false positive"
     CONFIRMED = "confirmed", "Confirmed: party blocked"
     PREVIOUSLY_CLEARED = "previously_cleared", "Cleared earlier for this entry"
+    PREVIOUSLY_CONFIRMED = "previously_confirmed", "Confirmed earlier: party already blocked"
+    DUPLICATE = "duplicate", "Already awaiting review for this entry"
+    REVERSED = "reversed", "Confirmed, then reversed"
 
 
 class ScreeningHit(TimeStampedModel):
@@ -151,6 +154,16 @@ class PartyBlock(AuditedModel):
     list_kind = models.CharField(max_length=30)
     reason = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Reversing a confirmed match: one officer asks with a reason, a second approves (four eyes,
+    # unless the operator organisation has switched that off).
+    lift_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    lift_requested_at = models.DateTimeField(null=True, blank=True)
+    lift_reason = models.TextField(blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     lifted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -614,3 +614,22 @@ def hold_reason_resolve(*, hold: HoldReason, actor: User, resolution: str) -> Ho
                 check_capability=False,
             )
     return hold
+
+
+# --- facts that change after a check: hit decisions, lifted blocks, new classifications ---------
+
+
+def hit_decided(*, hit, actor: User | None) -> None:
+    """Call inside the transaction that cleared or confirmed `hit` (a ScreeningHit of an
+    organisation): resolves the hold reasons the hit raised (cleared) or turns them into blocked-party
+    reasons (confirmed), and moves on shipments with nothing left open."""
+
+
+def block_lifted(*, block: PartyBlock, actor: User | None) -> None:
+    """Call inside the transaction that lifted `block`: re-checks the open shipments naming the
+    organisation."""
+
+
+def part_classification_changed(*, part, actor: User | None, reason: str) -> None:
+    """Call inside the transaction that made a new current classification of `part` with a different
+    answer: marks the checks of open shipments containing it stale and re-checks them."""
