@@ -168,6 +168,7 @@ def load_shipments() -> dict[str, int]:
             licence=Licence(),
             fields={
                 "number": "D1234567",
+                "licensee": qct,
                 "eccns": "4A090.a",
                 "destination_countries": "SA",
                 "consignee": riyadh_org,

@@ -17,7 +17,8 @@ class OrgScopedViewSetMixin:
     """
 
     def get_base_queryset(self):
-        return self.queryset
+        # `.all()`: a copy per request, so nothing evaluated here is cached on the class.
+        return self.queryset.all()
 
     def get_queryset(self):
         action = VIEW if self.request.method in ("GET", "HEAD", "OPTIONS") else CHANGE

@@ -24,7 +24,9 @@ class OrgScopedQuerySet(models.QuerySet):
         if not getattr(user, "is_authenticated", False) or not user.is_active:
             return self.none()
         if user.is_operator_staff:
-            return self
+            # A fresh queryset, never `self`: a viewset's class-level queryset evaluated once would
+            # otherwise serve its cached rows to every later request of the process.
+            return self.all()
         if user.organisation_id is None:
             return self.none()
         return self.filter(self.model.org_scope_q(user.organisation_id, action))

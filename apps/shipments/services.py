@@ -16,7 +16,7 @@ from apps.catalog.models import Part
 from apps.core.audit import record_transition
 from apps.core.sequences import next_reference
 
-from . import selectors
+from . import hooks, selectors
 from .engines import workflow
 from .models import (
     EventCode,
@@ -434,11 +434,16 @@ def shipment_transition(
     shipment.save(
         update_fields=["status", "held_from", "hold_kind", "hold_reason", "status_changed_at", "updated_at"]
     )
-    if new_status == ShipmentStatus.COMPLIANCE_REVIEW and target != RELEASE:
-        # Entering review starts the compliance check in the background (after this commits).
-        from apps.compliance.services import compliance_check_start
-
-        compliance_check_start(shipment=shipment, actor=actor, automatic=True)
+    hooks.run_on_enter(
+        hooks.Entered(
+            shipment=shipment,
+            before=before,
+            after=new_status,
+            actor=actor,
+            released=target == RELEASE,
+            reason=reason,
+        )
+    )
     label = "release" if target == RELEASE else ""
     record_transition(
         shipment,

@@ -98,6 +98,7 @@ def test_licences_crud_and_scoping(compliance_officer, coordinator, saudi_custom
             "number": "X1",
             "eccns": "4A090.a",
             "destination_countries": "QQ",
+            "licensee": saudi_customer.pk,
             "consignee": saudi_customer.pk,
             "permitted_quantity": 1,
             "permitted_value": "10",
@@ -244,12 +245,15 @@ def test_hold_reason_resolve_api(submitted, dgx, coordinator, compliance_officer
         .status_code
         == 403
     )
-    response = officer.post(
+    words = officer.post(
         f"/api/v1/hold-reasons/{hold.pk}/resolve/", {"resolution": "Licence obtained"}, format="json"
     )
-    assert response.status_code == 200 and response.json()["resolved_by"] == compliance_officer.username
-    shipment.refresh_from_db()
-    assert shipment.status == "compliance_review"
+    assert words.status_code == 400 and "licence_number" in words.json()
+    unknown = officer.post(
+        f"/api/v1/hold-reasons/{hold.pk}/resolve/", {"licence_number": "D1"}, format="json"
+    )
+    assert unknown.status_code == 400 and "No licence D1" in unknown.json()["licence_number"][0]
+    assert hold.__class__.objects.get(pk=hold.pk).resolved_at is None
 
 
 def test_classification_scoping(supplier_user, forwarder, api_as):

@@ -1,11 +1,13 @@
 """The shipment compliance check end to end (eager): pass, holds, licences, screening, idempotency."""
 
 import datetime as dt
+from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from apps.compliance import services
-from apps.compliance.models import ComplianceCheck, HitStatus, LicenceDrawdown, ScreeningHit
+from apps.compliance.models import ComplianceCheck, HitStatus, Licence, LicenceDrawdown, ScreeningHit
 from apps.shipments.models import Shipment
 from apps.shipments.services import TransitionRefused, shipment_transition
 from tests.factories import OrganisationFactory
@@ -147,22 +149,43 @@ def test_confirmed_hit_blocks_the_party(submitted, dgx, coordinator, compliance_
     assert any("Entity List" in rule["text"] or "744.11" in rule["code"] for rule in line.rules)
 
 
-def test_resolving_every_hold_releases_and_allows_approval(submitted, dgx, coordinator, compliance_officer):
+def test_a_licence_reason_is_resolved_by_a_licence_held_not_by_words(
+    submitted, dgx, coordinator, compliance_officer, supplier
+):
     hanoi = OrganisationFactory(kind="customer", legal_name="Hanoi AI", country="VN", city="Hanoi")
     shipment = submitted(hanoi, "VN", "Hanoi", [(dgx, 1)])
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     assert Shipment.objects.get(pk=shipment.pk).status == "on_hold"
     with pytest.raises(TransitionRefused):
         shipment_transition(shipment=shipment, target="release", actor=coordinator)  # officers release
-    services.hold_reason_resolve(
-        hold=check.hold_reasons.get(),
-        actor=compliance_officer,
-        resolution="Licence D7654321 granted; recorded",
+    hold = check.hold_reasons.get()
+    with pytest.raises(ValidationError) as excinfo:
+        services.hold_reason_resolve(
+            hold=hold, actor=compliance_officer, resolution="Licence D7654321 granted; recorded"
+        )
+    assert "licence_number" in excinfo.value.message_dict
+    with pytest.raises(ValidationError, match="No licence D7654321"):
+        services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="D7654321")
+    licence = services.licence_save(
+        licence=Licence(),
+        fields={
+            "number": "D7654321",
+            "licensee": supplier,
+            "eccns": "4A090.a",
+            "destination_countries": "VN",
+            "consignee": hanoi,
+            "permitted_quantity": 3,
+            "permitted_value": Decimal("5000000"),
+            "valid_from": dt.date(2026, 1, 1),
+            "expires_on": dt.date(2027, 12, 31),
+        },
     )
-    shipment.refresh_from_db()
-    assert shipment.status == "compliance_review"
-    approved = shipment_transition(shipment=shipment, target="approved", actor=compliance_officer)
-    assert approved.status == "approved"
+    # The licence is a fact the answer depends on: the held check is of an older version now, and
+    # the officer names the licence on the new check's reason (or simply re-runs the check).
+    rerun = services.compliance_check_run(shipment=shipment, actor=compliance_officer)
+    assert rerun.pk != check.pk and rerun.result == "pass"
+    assert Shipment.objects.get(pk=shipment.pk).status == "approved"
+    assert services.remaining([licence])[licence.pk][0] == 2
 
 
 def test_approval_needs_a_check(submitted, indian_customer, dgx, compliance_officer):

@@ -44,9 +44,12 @@ def test_shipment_compliance_page_resolve_and_run(
     page = client.get(url).content.decode()
     assert "a licence is required and none held" in page and "4A090.a" in page
     hold = shipment.compliance_checks.get().hold_reasons.get()
-    client.post(f"/compliance/holds/{hold.pk}/resolve/", {"resolution": "Licence D7654321 granted"})
+    refused = client.post(
+        f"/compliance/holds/{hold.pk}/resolve/", {"resolution": "Licence D7654321 granted"}, follow=True
+    )
+    assert "Give the number of the licence" in refused.content.decode()
     shipment.refresh_from_db()
-    assert shipment.status == "compliance_review"
+    assert shipment.status == "on_hold"
     progress = client.get(f"/compliance/tasks/{task_id}/")
     assert progress.status_code == 200 and "compliance check" in progress.content.decode().lower()
 
@@ -73,6 +76,7 @@ def test_licences_page_and_form(compliance_officer, saudi_licence, saudi_custome
             "number": "X",
             "eccns": "",
             "destination_countries": "SA",
+            "licensee": saudi_customer.pk,
             "consignee": saudi_customer.pk,
             "permitted_quantity": 1,
             "permitted_value": "1",

@@ -64,6 +64,7 @@ def test_draft_mark_until_compliance_passes_and_versions(submitted, dgx, coordin
     assert "lines[1].licence" in excinfo.value.message_dict
     Licence.objects.create(
         number="D7654321",
+        licensee=shipment.parties.get(role="shipper").organisation,
         eccns="4A090",
         destination_countries="VN",
         consignee=hanoi,

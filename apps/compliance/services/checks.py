@@ -1,24 +1,37 @@
 """The shipment compliance check: screen every party, classify every line, determine licence
 needs, draw down licences held, check import requirements — then write the whole result in one
-transaction, pass or hold with reasons."""
+transaction, pass or hold with reasons.
+
+A hold reason is resolved by the fact that answers it, not by words: a licence-required line by a
+licence held (its number, checked and drawn down), a possible match by deciding the screening hit,
+a blocked party only by reversing the match (four eyes), an incomplete classification by
+classifying the part; a prohibited line never. Only an import requirement or an end-use flag can
+be resolved with an officer's written note.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
-from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from apps.accounts.models import Organisation, Registration, User
+from apps.accounts.models import Organisation, OrganisationKind, Registration, User
+from apps.core.audit import record
 from apps.core.jsonable import jsonable
 from apps.core.models import TaskRecord
 from apps.shipments.models import PartyRole, Shipment, ShipmentStatus
 
 from ..engines.classification import RULE_VERSION as CLASSIFICATION_RULES
+from ..engines.countries import UnknownCountryError
 from ..engines.determination import RULE_VERSION as DETERMINATION_RULES
 from ..engines.determination import EndUser, determine
 from ..models import (
@@ -28,6 +41,7 @@ from ..models import (
     ClassificationSource,
     ComplianceCheck,
     HitStatus,
+    HoldKind,
     HoldReason,
     ImportRequirement,
     Licence,
@@ -36,15 +50,39 @@ from ..models import (
     PartClassification,
     PartyBlock,
     RequirementKind,
-    ScreeningList,
+    ResolvedVia,
+    ScreeningHit,
 )
 from . import classification as classification_services
-from .countries import active_country_data
+from .countries import active_country_data, active_country_data_key
 from .licences import remaining
-from .screening import default_threshold, find_hits, organisation_names, screening_record
+from .screening import active_index, default_threshold, find_hits, organisation_names, screening_record
 
+logger = logging.getLogger(__name__)
 Progress = Callable[[int, str], None]
 LICENCE_OUTCOMES = ("licence_required",)
+# Statuses in which the goods have not left: a changed answer still stops them.
+RECHECK_STATUSES = (
+    ShipmentStatus.COMPLIANCE_REVIEW,
+    ShipmentStatus.ON_HOLD,
+    ShipmentStatus.APPROVED,
+    ShipmentStatus.BOOKED,
+)
+OPEN_STATUSES = tuple(s for s in ShipmentStatus.values if s not in ("delivered", "cancelled"))
+# Kinds an officer may resolve with a written note; every other kind needs the fact that answers it.
+NOTE_KINDS = (HoldKind.IMPORT, HoldKind.END_USE)
+MIN_NOTE = 15
+UNRESOLVABLE = {
+    HoldKind.PROHIBITED: "A prohibited line cannot be resolved: remove the line, or change the destination "
+    "or parties, and run the check again.",
+    HoldKind.BLOCKED: "A confirmed restricted-party match is resolved only by reversing the match decision "
+    "(with a reason, approved by a second compliance officer) on the organisation's page.",
+    HoldKind.SCREENING: "Decide the screening hit in the review queue (clear or confirm it): the decision "
+    "resolves this reason.",
+    HoldKind.CLASSIFICATION: "Add the missing figures to the part, or classify it as a compliance officer; "
+    "the check then runs again.",
+    HoldKind.CHECK_ERROR: "Fix what stopped the check and run it again.",
+}
 
 
 @dataclass
@@ -55,57 +93,140 @@ class _LineOutcome:
     determination: object = None
     licence: Licence | None = None
     reasons: list[str] = field(default_factory=list)
-    holds: list[tuple[str, str]] = field(default_factory=list)
-    new_classification: object = None
+    # (kind, text, licence concerned)
+    holds: list[tuple[str, str, Licence | None]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Who plays the roles the licence and end-user rules read (never "any party")."""
+
+    exporter: Organisation | None
+    consignee: Organisation | None
+    end_user: Organisation | None
+    importer: Organisation | None
+
+    @classmethod
+    def of(cls, parties) -> Roles:
+        by_role = {p.role: p.organisation for p in parties}
+        consignee = by_role.get(PartyRole.CONSIGNEE)
+        return cls(
+            exporter=by_role.get(PartyRole.EXPORTER_OF_RECORD) or by_role.get(PartyRole.SHIPPER),
+            consignee=consignee,
+            end_user=by_role.get(PartyRole.ULTIMATE_CONSIGNEE) or consignee,
+            importer=by_role.get(PartyRole.IMPORTER_OF_RECORD) or consignee,
+        )
+
+
+# --- what the answer depends on -----------------------------------------------------------
+
+
+def licence_candidates(shipment: Shipment, roles: Roles) -> list[Licence]:
+    """Licences this shipment may use: issued to its exporter, for its consignee and (as the
+    licence states it) its end user, to its destination; and only on a shipment that belongs to
+    the licensee or to the operator acting for it, so a partner cannot spend another's licence
+    by naming parties."""
+    if roles.exporter is None or roles.consignee is None:
+        return []
+    owner_kind = Organisation.objects.filter(pk=shipment.owner_id).values_list("kind", flat=True).first()
+    if owner_kind != OrganisationKind.OPERATOR and shipment.owner_id != roles.exporter.pk:
+        return []
+    end_user = roles.end_user or roles.consignee
+    query = Licence.objects.filter(licensee=roles.exporter, consignee=roles.consignee).filter(
+        Q(end_user=end_user) | Q(end_user__isnull=True, consignee=end_user)
+    )
+    destination = shipment.destination.country
+    return [lic for lic in query.order_by("expires_on", "pk") if destination in lic.country_list]
+
+
+def _screening_state(parties, threshold: Decimal) -> list:
+    """The hits each party's names find now (entry and its content fingerprint), not the list
+    edition: importing a list that finds nothing new for these parties changes nothing here."""
+    _, ids, _ = active_index()
+    state = []
+    for party in parties:
+        hits, _ = find_hits(organisation_names(party.organisation), party.organisation.country, threshold)
+        state.append([party.organisation_id, sorted({(h.entry_id, ids[h.entry_id][1]) for h in hits})])
+    return state
 
 
 def shipment_fingerprint(shipment: Shipment) -> str:
-    """Everything the check reads: same inputs, same fingerprint, one check (idempotency)."""
+    """Everything this shipment's answer depends on, and nothing else: same inputs, same
+    fingerprint, one check. Another shipment's licence, an unrelated list entry or a licence
+    of other parties does not change it."""
+    shipment = Shipment.objects.select_related("origin", "destination").get(pk=shipment.pk)
     lines = list(
         shipment.lines.order_by("line_number").values_list(
             "line_number", "part_id", "quantity", "unit_value", "hs_code", "country_of_origin"
         )
     )
-    parties = list(shipment.parties.order_by("role").values_list("role", "organisation_id"))
-    org_ids = [o for _, o in parties]
-    part_ids = shipment.lines.values("part_id")  # a subquery, not a list of every part
+    parties = list(shipment.parties.select_related("organisation").order_by("role"))
+    org_ids = [p.organisation_id for p in parties]
+    part_ids = sorted({row[1] for row in lines})
+    roles = Roles.of(parties)
     state = {
         "shipment": [
             shipment.destination.country,
             shipment.origin.country,
+            shipment.owner_id,
             sorted(shipment.end_use_flags or []),
         ],
         "lines": [[str(v) for v in row] for row in lines],
-        "parties": parties,
+        "parties": [
+            [
+                p.role,
+                p.organisation_id,
+                p.organisation.legal_name,
+                p.organisation.trading_name,
+                p.organisation.country,
+            ]
+            for p in parties
+        ],
+        "parts": list(
+            shipment.lines.order_by("part_id").values_list("part_id", "part__updated_at").distinct()
+        ),
         "classifications": list(
             PartClassification.objects.filter(part_id__in=part_ids, is_current=True)
             .order_by("part_id")
             .values_list("part_id", "pk")
         ),
-        "blocks": list(
+        "blocks": sorted(
             PartyBlock.objects.filter(organisation_id__in=org_ids, lifted_at__isnull=True).values_list(
                 "pk", flat=True
             )
         ),
-        "lists": list(
-            ScreeningList.objects.filter(is_active=True).order_by("pk").values_list("pk", flat=True)
+        "screening": _screening_state(parties, default_threshold()),
+        "country_data": active_country_data_key(),
+        "licences": [[lic.pk, lic.updated_at] for lic in licence_candidates(shipment, roles)],
+        "registrations": list(
+            Registration.objects.filter(organisation_id__in=org_ids)
+            .order_by("pk")
+            .values_list("pk", "updated_at")
         ),
-        "licences": str(Licence.objects.aggregate(m=Max("updated_at"))["m"]),
-        "registrations": str(
-            Registration.objects.filter(organisation_id__in=org_ids).aggregate(m=Max("updated_at"))["m"]
+        "certifications": list(
+            PartCertification.objects.filter(part_id__in=part_ids)
+            .order_by("pk")
+            .values_list("pk", "updated_at")
         ),
-        "certifications": str(
-            PartCertification.objects.filter(part_id__in=part_ids).aggregate(m=Max("updated_at"))["m"]
+        "requirements": list(
+            ImportRequirement.objects.filter(country=shipment.destination.country)
+            .order_by("pk")
+            .values_list("pk", "updated_at")
         ),
         "rules": [CLASSIFICATION_RULES, DETERMINATION_RULES],
     }
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic: bool = False) -> str:
-    """Queue the check (after the current transaction commits); returns the task id to poll."""
-    import uuid
+# --- running the check --------------------------------------------------------------------
 
+
+def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic: bool = False) -> str:
+    """Queue the check (after the current transaction commits); returns the task id to poll.
+
+    Queueing is `robust`: a failure to reach the broker is logged and never undoes the status
+    change that asked for the check (the shipment shows no check of its version, and the check
+    can be run again from its page)."""
     from ..tasks import run_compliance_check
 
     task_id = str(uuid.uuid4())
@@ -125,7 +246,8 @@ def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic:
                 "only_in_review": automatic,
             },
             task_id=task_id,
-        )
+        ),
+        robust=True,
     )
     return task_id
 
@@ -133,24 +255,41 @@ def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic:
 def compliance_check_run(
     *, shipment: Shipment, actor: User | None = None, task_id: str = "", progress: Progress | None = None
 ) -> ComplianceCheck:
-    """Run the check for the shipment's current version, or return the one already made for it."""
+    """Run the check for the shipment's current version, or apply the one already made for it.
+
+    Never raises for bad data: anything the engines cannot answer becomes a hold reason that says
+    what to fix. Only database outages propagate (the task retries them)."""
     progress = progress or (lambda percent, step: None)
     shipment = Shipment.objects.select_related("origin", "destination").get(pk=shipment.pk)
-    # Bring the parts' engine classifications up to date first: they are part-level records the
-    # fingerprint includes, so the version is stable from here to the end of the check.
-    for part in {
-        line.part for line in shipment.lines.select_related("part__manufacturer", "part__accelerator")
-    }:
-        classification_services.part_classify(part=part, actor=actor)
-    version = shipment_fingerprint(shipment)
-    existing = ComplianceCheck.objects.filter(shipment=shipment, shipment_version=version).first()
-    if existing is not None:
-        progress(100, "Already checked")
-        _apply_to_shipment(shipment, existing, actor)
-        return existing
     started = timezone.now()
+    try:
+        # Bring the parts' engine classifications up to date first: they are part-level records the
+        # fingerprint includes, so the version is stable from here to the end of the check.
+        for part in {
+            line.part for line in shipment.lines.select_related("part__manufacturer", "part__accelerator")
+        }:
+            classification_services.part_classify(part=part, actor=actor)
+        version = shipment_fingerprint(shipment)
+        existing = ComplianceCheck.objects.filter(shipment=shipment, shipment_version=version).first()
+        if existing is not None:
+            progress(100, "Already checked")
+            _apply_to_shipment(shipment, existing, actor)
+            return existing
+        check = _run(shipment, version, started, task_id, actor, progress)
+    except OperationalError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — a check must end in a result, never a 500
+        logger.exception("Compliance check of %s failed", shipment.reference)
+        check = _write_error(shipment, started, task_id, actor, exc)
+    _apply_to_shipment(shipment, check, actor)
+    progress(100, check.summary)
+    return check
+
+
+def _run(shipment, version, started, task_id, actor, progress) -> ComplianceCheck:
     country_data = active_country_data()
     parties = list(shipment.parties.select_related("organisation"))
+    roles = Roles.of(parties)
     lines = list(
         shipment.lines.select_related("part__manufacturer", "part__accelerator__manufacturer").order_by(
             "line_number"
@@ -164,7 +303,7 @@ def compliance_check_run(
         b.organisation_id: b
         for b in PartyBlock.objects.filter(
             organisation__in=[p.organisation_id for p in parties], lifted_at__isnull=True
-        )
+        ).order_by("created_at")
     }
     party_screens = []
     for n, party in enumerate(parties, start=1):
@@ -174,25 +313,29 @@ def compliance_check_run(
         progress(5 + int(35 * n / max(len(parties), 1)), f"Screened {party.organisation}")
 
     # 2. Classify every line and determine licence needs.
-    end_user_org = _end_user(parties)
-    end_user = _end_user_facts(end_user_org, blocks) if end_user_org else None
+    end_user = _end_user_facts(roles.end_user, blocks) if roles.end_user else None
     current = {
         c.part_id: c
         for c in PartClassification.objects.filter(part__in=shipment.lines.values("part_id"), is_current=True)
     }
     outcomes: list[_LineOutcome] = []
     for n, line in enumerate(lines, start=1):
-        outcomes.append(_line_outcome(shipment, line, current.get(line.part_id), end_user, country_data))
+        outcomes.append(
+            _line_outcome(
+                shipment, line, current.get(line.part_id), end_user, country_data, country_data.as_of
+            )
+        )
         progress(40 + int(40 * n / max(len(lines), 1)), f"Line {line.line_number} classified")
 
     # 3. Licences held, import requirements.
     progress(85, "Checking licences and import requirements")
-    _assign_licences(shipment, outcomes, parties)
-    import_holds = _import_requirements(shipment, parties, lines)
+    candidates = licence_candidates(shipment, roles)
+    _assign_licences(shipment, outcomes, roles, candidates)
+    import_holds = _import_requirements(shipment, roles, lines)
 
     progress(95, "Recording the result")
     try:
-        check = _write(
+        return _write(
             shipment,
             version,
             started,
@@ -206,15 +349,7 @@ def compliance_check_run(
         )
     except IntegrityError:
         # Another worker wrote the same version first (a retried or duplicated task).
-        check = ComplianceCheck.objects.get(shipment=shipment, shipment_version=version)
-    _apply_to_shipment(shipment, check, actor)
-    progress(100, check.summary)
-    return check
-
-
-def _end_user(parties) -> Organisation | None:
-    by_role = {p.role: p.organisation for p in parties}
-    return by_role.get(PartyRole.ULTIMATE_CONSIGNEE) or by_role.get(PartyRole.CONSIGNEE)
+        return ComplianceCheck.objects.get(shipment=shipment, shipment_version=version)
 
 
 def _end_user_facts(org: Organisation, blocks: dict) -> EndUser:
@@ -230,115 +365,159 @@ def _end_user_facts(org: Organisation, blocks: dict) -> EndUser:
     )
 
 
-def _line_outcome(shipment, line, classification, end_user, country_data) -> _LineOutcome:
+def _line_outcome(shipment, line, classification, end_user, country_data, as_of) -> _LineOutcome:
     outcome = _LineOutcome(line=line)
-    if classification is None or (
-        classification.source == ClassificationSource.ENGINE
-        and classification.rule_version != CLASSIFICATION_RULES
-    ):
+    if classification is None:
         result = classification_services.engine_classification(line.part)
-        outcome.new_classification = result
-        eccn, complete, source = result.eccn or "", result.status == "classified", "engine"
-        missing = result.missing
+        eccn, complete, source = result.eccn or "", result.status == "classified", ClassificationSource.ENGINE
+        missing, needs_confirmation = result.missing, result.needs_confirmation
         outcome.reasons.extend(result.reasoning)
     else:
         eccn, complete, source = classification.eccn, classification.is_complete, classification.source
-        missing = classification.missing
+        missing, needs_confirmation = classification.missing, classification.needs_confirmation
         outcome.reasons.append(
             f"{classification.get_source_display()} classification {eccn or '(incomplete)'} "
             f"of {classification.created_at:%Y-%m-%d}."
         )
     outcome.eccn, outcome.source = eccn, source
     if not complete or not eccn:
-        text = (
-            f"Line {line.line_number} ({line.part}): cannot classify — missing {', '.join(missing)}. "
-            "Add the figures to the part or have a compliance officer classify it."
+        outcome.holds.append(
+            (
+                HoldKind.CLASSIFICATION,
+                f"Line {line.line_number} ({line.part}): cannot classify — missing {', '.join(missing)}. "
+                "Add the figures to the part or have a compliance officer classify it.",
+                None,
+            )
         )
-        outcome.holds.append(("classification", text))
         return outcome
-    tpp = line.part.computed_tpp or (line.part.accelerator.computed_tpp if line.part.accelerator_id else None)
-    determination = determine(
-        eccn,
-        shipment.destination.country,
-        data=country_data,
-        end_user=end_user,
-        end_use_flags=list(shipment.end_use_flags or []),
-        tpp=tpp,
-    )
+    if needs_confirmation and source == ClassificationSource.ENGINE:
+        outcome.holds.append(
+            (
+                HoldKind.UNCONFIRMED,
+                f"Line {line.line_number} ({line.part}): {eccn} is the engine's default for the category, "
+                "not a result of figures checked against a CCL entry. A compliance officer confirms it "
+                "(the manufacturer's classification) before the shipment relies on it.",
+                None,
+            )
+        )
+    part = line.part
+    tpp = part.computed_tpp or (part.accelerator.computed_tpp if part.accelerator_id else None)
+    data_centre = getattr(part, "data_centre", None)
+    if data_centre is None and part.accelerator_id:
+        data_centre = getattr(part.accelerator, "data_centre", None)
+    try:
+        determination = determine(
+            eccn,
+            shipment.destination.country,
+            data=country_data,
+            end_user=end_user,
+            end_use_flags=list(shipment.end_use_flags or []),
+            tpp=tpp,
+            # Unknown means a data-centre item: the conservative reading (no NAC/ACA for .a items).
+            data_centre=True if data_centre is None else data_centre,
+        )
+    except UnknownCountryError as exc:
+        outcome.holds.append(
+            (
+                HoldKind.CHECK_ERROR,
+                f"Line {line.line_number} ({eccn}): the licence position cannot be determined — {exc} "
+                f"(EAR country data of {as_of}). Load country data that covers it, or correct the "
+                "destination or the end user's country.",
+                None,
+            )
+        )
+        return outcome
+    except ValueError as exc:
+        outcome.holds.append(
+            (
+                HoldKind.CHECK_ERROR,
+                f"Line {line.line_number}: the ECCN {eccn!r} cannot be assessed — {exc}. "
+                "Have a compliance officer classify the part with a valid ECCN.",
+                None,
+            )
+        )
+        return outcome
     outcome.determination = determination
     outcome.reasons.extend(rule.text for rule in determination.rules)
     if determination.outcome == "prohibited":
+        # Quote the rule that made the line prohibited, not the last rule the engine evaluated.
+        deciding = [r for r in determination.rules if r.effect == "prohibited"]
         outcome.holds.append(
             (
-                "prohibited",
-                f"Line {line.line_number} ({eccn}) to {shipment.destination.country}: "
-                f"prohibited — {determination.rules[-1].text if determination.rules else ''}",
+                HoldKind.PROHIBITED,
+                f"Line {line.line_number} ({eccn}) to {shipment.destination.country}: prohibited — "
+                + "; ".join(f"{r.code}: {r.text}" for r in deciding),
+                None,
             )
         )
     return outcome
 
 
-def _assign_licences(shipment: Shipment, outcomes: list[_LineOutcome], parties) -> None:
-    """Give each line that needs a licence one that covers it and still has room for it."""
+def _licence_unusable(
+    licence: Licence, eccn: str, quantity: int, value: Decimal, left: tuple[int, Decimal], today
+) -> str | None:
+    """Why `licence` cannot cover a line (None when it can)."""
+    if not licence.covers_eccn(eccn):
+        return f"licence {licence.number} does not cover {eccn} (it covers {', '.join(licence.eccn_list)})"
+    if not licence.valid_from <= today <= licence.expires_on:
+        return (
+            f"licence {licence.number} is not valid today "
+            f"(valid {licence.valid_from} to {licence.expires_on})"
+        )
+    if left[0] < quantity or left[1] < value:
+        return (
+            f"licence {licence.number} has only {left[0]} units and {left[1]:,.2f} {licence.currency} left; "
+            f"the line needs {quantity} units worth {value:,.2f}"
+        )
+    return None
+
+
+def _assign_licences(shipment: Shipment, outcomes: list[_LineOutcome], roles: Roles, candidates) -> None:
+    """Give each line that needs a licence one of the shipment's own licences with room for it.
+
+    The room left does not count this shipment's own earlier drawdowns: a re-check replaces them."""
     needing = [
         o for o in outcomes if o.determination is not None and o.determination.outcome in LICENCE_OUTCOMES
     ]
     if not needing:
         return
-    org_ids = {p.organisation_id for p in parties}
-    destination = shipment.destination.country
-    candidates = [
-        lic
-        for lic in Licence.objects.filter(consignee_id__in=org_ids).order_by("expires_on", "pk")
-        if destination in lic.country_list
-    ]
-    left = remaining(candidates)
+    left = remaining(candidates, exclude_shipment=shipment)
     today = timezone.localdate()
+    destination = shipment.destination.country
     for outcome in needing:
         line, value = outcome.line, outcome.line.unit_value * outcome.line.quantity
-        covering = [lic for lic in candidates if lic.covers_eccn(outcome.eccn)]
-        usable = [lic for lic in covering if lic.valid_from <= today <= lic.expires_on]
-        fitting = [lic for lic in usable if left[lic.pk][0] >= line.quantity and left[lic.pk][1] >= value]
-        if fitting:
-            licence = fitting[0]
-            left[licence.pk] = (left[licence.pk][0] - line.quantity, left[licence.pk][1] - value)
-            outcome.licence = licence
-            outcome.reasons.append(
-                f"Licence {licence.number} covers it: {left[licence.pk][0]} units and "
-                f"{left[licence.pk][1]:,.2f} {licence.currency} left after this line."
-            )
+        problems = []
+        for licence in candidates:
+            problem = _licence_unusable(licence, outcome.eccn, line.quantity, value, left[licence.pk], today)
+            if problem is None:
+                left[licence.pk] = (left[licence.pk][0] - line.quantity, left[licence.pk][1] - value)
+                outcome.licence = licence
+                break
+            problems.append((licence, problem))
+        if outcome.licence is not None:
             continue
-        if usable:
-            lic = usable[0]
-            text = (
-                f"Line {line.line_number} ({outcome.eccn}): licence {lic.number} has only "
-                f"{left[lic.pk][0]} units "
-                f"and {left[lic.pk][1]:,.2f} {lic.currency} left; the line needs {line.quantity} units worth "
-                f"{value:,.2f}."
-            )
-        elif covering:
-            lic = covering[0]
-            text = (
-                f"Line {line.line_number} ({outcome.eccn}): licence {lic.number} is not valid today "
-                f"(valid {lic.valid_from} to {lic.expires_on})."
-            )
+        covering = [(lic, p) for lic, p in problems if lic.covers_eccn(outcome.eccn)]
+        if covering:
+            licence, problem = covering[0]
+            text = f"Line {line.line_number} ({outcome.eccn}) to {destination}: licence required — {problem}."
         else:
+            licence = None
             text = (
-                f"Line {line.line_number} ({outcome.eccn}) to {destination}: a licence is required and "
-                "none held "
-                "covers this ECCN, destination and consignee."
+                f"Line {line.line_number} ({outcome.eccn}) to {destination}: a licence is required and none "
+                f"held by the exporter ({roles.exporter or 'not named'}) for consignee "
+                f"{roles.consignee or '(not named)'} and end user {roles.end_user or '(not named)'} covers "
+                "this ECCN and destination."
             )
-        outcome.holds.append(("licence", text))
+        outcome.holds.append((HoldKind.LICENCE, text, licence))
 
 
-def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, str, object]]:
+def _import_requirements(shipment: Shipment, roles: Roles, lines) -> list[tuple[str, str, object]]:
     """What the destination needs of the importer and of the products, and what is missing."""
     country = shipment.destination.country
     requirements = list(ImportRequirement.objects.filter(country=country))
     if not requirements:
         return []
-    by_role = {p.role: p.organisation for p in parties}
-    importer = by_role.get(PartyRole.IMPORTER_OF_RECORD) or by_role.get(PartyRole.CONSIGNEE)
+    importer = roles.importer
     today = timezone.localdate()
     holds = []
     valid_schemes = set()
@@ -354,10 +533,10 @@ def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, 
     for req in requirements:
         if req.kind == RequirementKind.IMPORTER_REGISTRATION:
             if importer is None:
-                holds.append(("import", f"No importer is named to hold the {req.name}.", None))
+                holds.append((HoldKind.IMPORT, f"No importer is named to hold the {req.name}.", None))
             elif req.scheme not in valid_schemes:
                 holds.append(
-                    ("import", f"{importer} has no valid {req.name} for imports into {country}.", None)
+                    (HoldKind.IMPORT, f"{importer} has no valid {req.name} for imports into {country}.", None)
                 )
             continue
         for line in lines:
@@ -367,7 +546,7 @@ def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, 
             if cert is None:
                 holds.append(
                     (
-                        "import",
+                        HoldKind.IMPORT,
                         f"Line {line.line_number} ({line.part}): no {req.name} on record for {country}.",
                         line,
                     )
@@ -375,7 +554,7 @@ def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, 
             elif cert.valid_until and cert.valid_until < today:
                 holds.append(
                     (
-                        "import",
+                        HoldKind.IMPORT,
                         f"Line {line.line_number} ({line.part}): {req.name} {cert.number} expired on "
                         f"{cert.valid_until}.",
                         line,
@@ -384,17 +563,24 @@ def _import_requirements(shipment: Shipment, parties, lines) -> list[tuple[str, 
     return holds
 
 
+def _release_drawdowns(shipment: Shipment, reason: str) -> int:
+    return LicenceDrawdown.objects.filter(line__shipment=shipment, released_at__isnull=True).update(
+        released_at=timezone.now(), released_reason=reason[:300]
+    )
+
+
 @transaction.atomic
 def _write(
     shipment, version, started, task_id, actor, party_screens, blocks, outcomes, import_holds, threshold
 ):
     """Everything the check found, in one transaction: a killed worker leaves nothing half-written."""
-    # Lock licences in primary-key order before drawing down, then re-check the room left.
+    # Lock licences in primary-key order before drawing down, then re-check the room left
+    # (without this shipment's own drawdowns, which this check replaces).
     licence_ids = sorted({o.licence.pk for o in outcomes if o.licence is not None})
     locked = {
         lic.pk: lic for lic in Licence.objects.select_for_update().filter(pk__in=licence_ids).order_by("pk")
     }
-    left = remaining(list(locked.values()))
+    left = remaining(list(locked.values()), exclude_shipment=shipment)
     for outcome in outcomes:
         if outcome.licence is None:
             continue
@@ -403,17 +589,19 @@ def _write(
         if qty_left < outcome.line.quantity or value_left < value:
             outcome.holds.append(
                 (
-                    "licence",
+                    HoldKind.LICENCE,
                     f"Line {outcome.line.line_number}: licence {outcome.licence.number} "
                     "was used up by another shipment meanwhile.",
+                    outcome.licence,
                 )
             )
             outcome.licence = None
         else:
             left[outcome.licence.pk] = (qty_left - outcome.line.quantity, value_left - value)
 
-    holds: list[tuple[str, str, object]] = []
+    holds: list[dict] = []
     party_rows = []
+    hit_index = {}
     for party, names, hits, versions in party_screens:
         screening = screening_record(
             names=names,
@@ -426,28 +614,29 @@ def _write(
             trigger="compliance_check",
         )
         reasons = []
-        open_hits = list(screening.hits.filter(status=HitStatus.OPEN).select_related("entry"))
+        open_hits = _open_hits(party.organisation, screening, hit_index)
         for hit in open_hits:
             reasons.append(f"Possible match ({hit.score}) with {hit.entry.name} on {hit.entry.source}.")
             holds.append(
-                (
-                    "screening",
-                    f"{party.get_role_display()} {party.organisation}: possible match with "
-                    f"{hit.entry.name} ({hit.entry.source}, score {hit.score}). Review it in the "
-                    "screening queue.",
-                    None,
-                )
+                {
+                    "kind": HoldKind.SCREENING,
+                    "text": f"{party.get_role_display()} {party.organisation}: possible match with "
+                    f"{hit.entry.name} ({hit.entry.source}, score {hit.score}). Decide it in the screening "
+                    "review queue.",
+                    "organisation": party.organisation,
+                    "hit": hit,
+                }
             )
         if party.organisation_id in blocks:
             block = blocks[party.organisation_id]
             reasons.append(f"Blocked: {block.reason}")
             holds.append(
-                (
-                    "screening",
-                    f"{party.get_role_display()} {party.organisation} is blocked "
+                {
+                    "kind": HoldKind.BLOCKED,
+                    "text": f"{party.get_role_display()} {party.organisation} is blocked "
                     f"({block.list_kind.replace('_', ' ')}): {block.reason}",
-                    None,
-                )
+                    "organisation": party.organisation,
+                }
             )
         if not reasons:
             reasons.append(
@@ -466,23 +655,20 @@ def _write(
         )
     flags = list(shipment.end_use_flags or [])
     if flags:
-        holds.append(("end_use", f"End-use red flags recorded: {', '.join(flags)}.", None))
+        holds.append({"kind": HoldKind.END_USE, "text": f"End-use red flags recorded: {', '.join(flags)}."})
     for outcome in outcomes:
-        holds.extend((kind, text, outcome.line) for kind, text in outcome.holds)
-    holds.extend(import_holds)
+        holds.extend(
+            {"kind": kind, "text": text, "line": outcome.line, "licence": licence}
+            for kind, text, licence in outcome.holds
+        )
+    holds.extend({"kind": kind, "text": text, "line": line} for kind, text, line in import_holds)
 
     result = CheckResult.HOLD if holds else CheckResult.PASS
-    summary = (
-        f"Hold: {len(holds)} reason{'s' if len(holds) != 1 else ''} to resolve."
-        if holds
-        else f"Pass: {len(outcomes)} line{'s' if len(outcomes) != 1 else ''} and "
-        f"{len(party_rows)} parties clear."
-    )
     check = ComplianceCheck.objects.create(
         shipment=shipment,
         shipment_version=version,
         result=result,
-        summary=summary,
+        summary=_summary(holds, len(outcomes), len(party_rows)),
         task_id=task_id,
         rule_versions={"classification": CLASSIFICATION_RULES, "determination": DETERMINATION_RULES},
         list_versions=sorted({v for *_, versions in party_screens for v in versions}),
@@ -504,17 +690,28 @@ def _write(
                 licence=o.licence,
                 rules=jsonable(o.determination.rules) if o.determination else [],
                 result=CheckResult.HOLD if o.holds else CheckResult.PASS,
-                reasons=o.reasons + [text for _, text in o.holds],
+                reasons=o.reasons + [text for _, text, _ in o.holds],
             )
             for o in outcomes
         ]
     )
     HoldReason.objects.bulk_create(
         [
-            HoldReason(compliance_check=check, kind=kind, text=text[:600], line=line)
-            for kind, text, line in holds
+            HoldReason(
+                compliance_check=check,
+                kind=h["kind"],
+                text=h["text"][:600],
+                line=h.get("line"),
+                organisation=h.get("organisation"),
+                hit=h.get("hit"),
+                licence=h.get("licence"),
+            )
+            for h in holds
         ]
     )
+    # The shipment's drawdowns are those of its newest check: a re-check replaces them, and a check
+    # that holds leaves none (the licence's room goes back to other shipments).
+    _release_drawdowns(shipment, f"Replaced by compliance check {check.pk}")
     if result == CheckResult.PASS:
         LicenceDrawdown.objects.bulk_create(
             [
@@ -532,35 +729,119 @@ def _write(
     return check
 
 
+def _open_hits(organisation, screening, cache) -> list:
+    """The open hits (one per list entry) that this screening found for the organisation: a hit
+    found again while an earlier one awaits review points at that earlier one."""
+    found = list(screening.hits.select_related("entry"))
+    entry_ids = {h.entry.entry_id for h in found if h.status in (HitStatus.OPEN, HitStatus.DUPLICATE)}
+    if not entry_ids:
+        return []
+    by_entry = {}
+    for hit in (
+        ScreeningHit.objects.filter(
+            screening__organisation=organisation, status=HitStatus.OPEN, entry__entry_id__in=entry_ids
+        )
+        .select_related("entry")
+        .order_by("created_at", "pk")
+    ):
+        by_entry.setdefault(hit.entry.entry_id, hit)
+    return sorted(by_entry.values(), key=lambda h: (-h.score, h.pk))
+
+
+def _summary(holds, line_count: int, party_count: int) -> str:
+    if holds:
+        return f"Hold: {len(holds)} reason{'s' if len(holds) != 1 else ''} to resolve."
+    return (
+        f"Pass: {line_count} line{'s' if line_count != 1 else ''} and {party_count} "
+        f"part{'ies' if party_count != 1 else 'y'} clear."
+    )
+
+
+@transaction.atomic
+def _write_error(shipment, started, task_id, actor, exc: Exception) -> ComplianceCheck:
+    """A check that could not be completed: a hold with the reason, under a version of its own
+    so that running the check again computes it afresh."""
+    check = ComplianceCheck.objects.create(
+        shipment=shipment,
+        shipment_version=f"error-{uuid.uuid4().hex}",
+        result=CheckResult.HOLD,
+        summary="Hold: the check could not be completed.",
+        task_id=task_id,
+        rule_versions={"classification": CLASSIFICATION_RULES, "determination": DETERMINATION_RULES},
+        requested_by=actor,
+        started_at=started,
+    )
+    HoldReason.objects.create(
+        compliance_check=check,
+        kind=HoldKind.CHECK_ERROR,
+        text=f"The compliance check could not be completed ({type(exc).__name__}: {str(exc)[:300]}). "
+        "Correct the data it names, or tell the Rackpass team, and run the check again.",
+    )
+    _release_drawdowns(shipment, f"Compliance check {check.pk} could not be completed")
+    return check
+
+
+# --- applying a result to the shipment ------------------------------------------------------
+
+
+def _passes(check: ComplianceCheck) -> bool:
+    return (
+        check.result == CheckResult.PASS or not check.hold_reasons.filter(resolved_at__isnull=True).exists()
+    )
+
+
+def _hold_text(check: ComplianceCheck) -> str:
+    reasons = "; ".join(h.text for h in check.hold_reasons.filter(resolved_at__isnull=True)[:3])
+    return f"{check.summary} {reasons}"[:500]
+
+
 def _apply_to_shipment(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> None:
-    """A pass approves a shipment waiting in review; a hold puts it on hold with the reasons."""
+    """Move the shipment to where the check's answer puts it.
+
+    In review: a pass approves, a hold holds. Held for compliance: a pass (or every reason
+    resolved) releases it and moves it on. Approved or booked: a hold sends it back (approved →
+    review → on hold; booked → on hold), with the reasons."""
     from apps.shipments.services import TransitionRefused, shipment_transition
 
-    shipment.refresh_from_db(fields=["status"])
-    if shipment.status != ShipmentStatus.COMPLIANCE_REVIEW:
-        return
+    def move(target: str, reason: str, hold_kind: str = "") -> None:
+        shipment_transition(
+            shipment=shipment,
+            target=target,
+            actor=actor,
+            reason=reason,
+            hold_kind=hold_kind,
+            check_capability=False,
+        )
+        shipment.refresh_from_db(fields=["status", "hold_kind", "held_from"])
+
+    shipment.refresh_from_db(fields=["status", "hold_kind", "held_from"])
+    if check.shipment_version.startswith("error-"):
+        current = False
+    else:
+        current = ComplianceCheck.objects.filter(
+            pk=check.pk, shipment_version=shipment_fingerprint(shipment)
+        ).exists()
+    passes = current and _passes(check)
     try:
-        if check.result == CheckResult.PASS:
-            shipment_transition(
-                shipment=shipment,
-                target=ShipmentStatus.APPROVED,
-                actor=actor,
-                reason=f"Compliance check passed: {check.summary}",
-                check_capability=False,
-            )
-        else:
-            reasons = "; ".join(h.text for h in check.hold_reasons.all()[:3])
-            shipment_transition(
-                shipment=shipment,
-                target=ShipmentStatus.ON_HOLD,
-                actor=actor,
-                hold_kind="compliance",
-                reason=f"{check.summary} {reasons}"[:500],
-                check_capability=False,
-            )
+        with transaction.atomic():
+            if shipment.status == ShipmentStatus.ON_HOLD and shipment.hold_kind == "compliance" and passes:
+                move("release", f"Compliance check passed: {check.summary}")
+            if shipment.status == ShipmentStatus.COMPLIANCE_REVIEW:
+                if passes:
+                    move(ShipmentStatus.APPROVED, f"Compliance check passed: {check.summary}")
+                else:
+                    move(ShipmentStatus.ON_HOLD, _hold_text(check), "compliance")
+            elif shipment.status in (ShipmentStatus.APPROVED, ShipmentStatus.BOOKED) and not passes:
+                if shipment.status == ShipmentStatus.APPROVED:
+                    move(
+                        ShipmentStatus.COMPLIANCE_REVIEW,
+                        f"Compliance answer changed since approval: {check.summary}",
+                    )
+                if shipment.status != ShipmentStatus.ON_HOLD:
+                    move(ShipmentStatus.ON_HOLD, _hold_text(check), "compliance")
     except TransitionRefused:
         # Another guard (not this check) still blocks the move; the check result stands on its own.
-        pass
+        logger.info("Compliance result of %s not applied: another guard refused the move", shipment)
 
 
 def latest_check(shipment: Shipment) -> ComplianceCheck | None:
@@ -579,57 +860,223 @@ def approval_problems(shipment: Shipment) -> list[str]:
     return [f"Unresolved hold: {h.text}" for h in open_holds]
 
 
+# --- resolving hold reasons ---------------------------------------------------------------
+
+
 @transaction.atomic
-def hold_reason_resolve(*, hold: HoldReason, actor: User, resolution: str) -> HoldReason:
-    """A compliance officer resolves one hold reason; when none is left open, the hold is released."""
-    from django.core.exceptions import ValidationError
-
-    from apps.shipments.services import shipment_transition
-
-    hold = HoldReason.objects.select_for_update().select_related("compliance_check__shipment").get(pk=hold.pk)
-    if not (resolution or "").strip():
-        raise ValidationError({"resolution": "Say how the reason was resolved."})
+def hold_reason_resolve(
+    *, hold: HoldReason, actor: User, resolution: str = "", licence_number: str = ""
+) -> HoldReason:
+    """A compliance officer resolves one hold reason with the fact that answers it (see the module
+    docstring); when none is left open, the shipment moves on."""
+    hold = (
+        HoldReason.objects.select_for_update()
+        .select_related("compliance_check__shipment__destination", "line__part")
+        .get(pk=hold.pk)
+    )
     if hold.resolved_at is not None:
         raise ValidationError({"resolution": "This reason is already resolved."})
-    hold.resolved_by, hold.resolved_at, hold.resolution = actor, timezone.now(), resolution.strip()
-    hold.save(update_fields=["resolved_by", "resolved_at", "resolution"])
+    resolution = (resolution or "").strip()
     check = hold.compliance_check
     shipment = check.shipment
-    from apps.core.audit import record
-
+    if hold.kind in UNRESOLVABLE:
+        raise ValidationError({"resolution": UNRESOLVABLE[hold.kind]})
+    if hold.kind == HoldKind.LICENCE:
+        licence = _resolve_with_licence(hold, check, shipment, licence_number, actor)
+        hold.licence, hold.resolved_via = licence, ResolvedVia.LICENCE
+        resolution = f"Licence {licence.number} covers it. {resolution}".strip()
+    elif hold.kind == HoldKind.UNCONFIRMED:
+        if len(resolution) < MIN_NOTE:
+            raise ValidationError(
+                {
+                    "resolution": "Say on what the default classification is confirmed "
+                    "(e.g. the manufacturer's published ECCN and where it is stated)."
+                }
+            )
+        current = classification_services.current_classification(hold.line.part)
+        if current is None or not current.eccn:
+            raise ValidationError({"resolution": "The part has no classification to confirm; classify it."})
+        hold.resolved_via = ResolvedVia.CLASSIFICATION
+        if current.source != ClassificationSource.OFFICER:
+            # The confirmation is recorded on the part, so the next shipment of it does not ask again.
+            classification_services.part_classification_override(
+                part=hold.line.part, eccn=current.eccn, reason=f"Default confirmed: {resolution}", actor=actor
+            )
+    else:  # NOTE_KINDS
+        if len(resolution) < MIN_NOTE:
+            raise ValidationError(
+                {
+                    "resolution": "Say how the reason was resolved and on what evidence "
+                    f"(at least {MIN_NOTE} characters)."
+                }
+            )
+        hold.resolved_via = ResolvedVia.OFFICER_NOTE
+    hold.resolved_by, hold.resolved_at, hold.resolution = actor, timezone.now(), resolution
+    hold.save(update_fields=["resolved_by", "resolved_at", "resolution", "resolved_via", "licence"])
     record(
         shipment,
         action="update",
         actor=actor,
-        message=f"Hold reason resolved: {hold.text} — {hold.resolution}",
+        message=f"Hold reason resolved ({hold.get_resolved_via_display()}): {hold.text} — {hold.resolution}",
     )
-    if not check.hold_reasons.filter(resolved_at__isnull=True).exists():
-        shipment.refresh_from_db()
-        if shipment.status == ShipmentStatus.ON_HOLD and shipment.hold_kind == "compliance":
-            shipment_transition(
-                shipment=shipment,
-                target="release",
-                actor=actor,
-                reason="All compliance hold reasons resolved",
-                check_capability=False,
-            )
+    _settle(check, actor)
     return hold
 
 
+def _resolve_with_licence(hold, check, shipment, licence_number: str, actor) -> Licence:
+    """The licence named must be one this shipment may use, cover the line, be valid and have room;
+    it is drawn down now, under a row lock."""
+    number = (licence_number or "").strip()
+    if not number:
+        raise ValidationError({"licence_number": "Give the number of the licence that covers this line."})
+    if hold.line is None:
+        raise ValidationError({"licence_number": "This reason concerns no line."})
+    line_result = check.line_results.filter(line=hold.line).first()
+    eccn = line_result.eccn if line_result else ""
+    roles = Roles.of(shipment.parties.select_related("organisation"))
+    candidates = {lic.number.lower(): lic for lic in licence_candidates(shipment, roles)}
+    licence = candidates.get(number.lower())
+    if licence is None:
+        raise ValidationError(
+            {
+                "licence_number": f"No licence {number} held by the exporter "
+                f"({roles.exporter or 'not named'}) for consignee {roles.consignee or '(not named)'} "
+                f"and end user {roles.end_user or '(not named)'} to {shipment.destination.country}."
+            }
+        )
+    licence = Licence.objects.select_for_update().get(pk=licence.pk)
+    line = hold.line
+    value = line.unit_value * line.quantity
+    left = remaining([licence], exclude_shipment=shipment)[licence.pk]
+    problem = _licence_unusable(licence, eccn, line.quantity, value, left, timezone.localdate())
+    if problem:
+        raise ValidationError({"licence_number": problem[0].upper() + problem[1:] + "."})
+    if check.shipment_version == shipment_fingerprint(shipment):
+        # The check of this version stands: the line draws on the licence now.
+        LicenceDrawdown.objects.create(
+            licence=licence, compliance_check=check, line=line, quantity=line.quantity, value=value
+        )
+    # Otherwise the licence is newer than the check: the re-check `_settle` queues draws on it.
+    return licence
+
+
+def _settle(check: ComplianceCheck, actor: User | None) -> None:
+    """After reasons were resolved: move the shipment on when nothing is left open. When a fact
+    changed meanwhile (a licence recorded, a hit decided), the check of the new version runs."""
+    if check.hold_reasons.filter(resolved_at__isnull=True).exists():
+        return
+    shipment = check.shipment
+    if check.shipment_version == shipment_fingerprint(shipment):
+        _apply_to_shipment(shipment, check, actor)
+    else:
+        _recheck(Shipment.objects.filter(pk=shipment.pk), actor)
+
+
+def release_drawdowns_on_cancel(event) -> None:
+    """A cancelled shipment gives its licence room back."""
+    released = _release_drawdowns(event.shipment, f"Shipment cancelled: {event.reason}")
+    if released:
+        record(
+            event.shipment,
+            action="update",
+            actor=event.actor,
+            message=f"{released} licence drawdown{'s' if released != 1 else ''} released "
+            "(shipment cancelled).",
+        )
+
+
+def start_check_on_review(event) -> None:
+    """Entering review (a submission, or a release from a compliance hold) runs the check: it
+    applies the result already made for this version, or computes it."""
+    compliance_check_start(shipment=event.shipment, actor=event.actor, automatic=True)
+
+
 # --- facts that change after a check: hit decisions, lifted blocks, new classifications ---------
+
+
+def _open_shipments_naming(organisation_id: int):
+    return Shipment.objects.filter(
+        parties__organisation_id=organisation_id, status__in=OPEN_STATUSES
+    ).distinct()
 
 
 def hit_decided(*, hit, actor: User | None) -> None:
     """Call inside the transaction that cleared or confirmed `hit` (a ScreeningHit of an
     organisation): resolves the hold reasons the hit raised (cleared) or turns them into blocked-party
     reasons (confirmed), and moves on shipments with nothing left open."""
+    organisation_id = hit.screening.organisation_id
+    if organisation_id is None:
+        return
+    reasons = list(
+        HoldReason.objects.select_for_update()
+        .filter(
+            kind=HoldKind.SCREENING,
+            resolved_at__isnull=True,
+            organisation_id=organisation_id,
+            hit__entry__entry_id=hit.entry.entry_id,
+        )
+        .select_related("compliance_check__shipment")
+    )
+    who = (actor.get_full_name() or actor.username) if actor else "the system"
+    if hit.status == HitStatus.CLEARED:
+        now = timezone.now()
+        for reason in reasons:
+            reason.resolved_by, reason.resolved_at = actor, now
+            reason.resolved_via = ResolvedVia.HIT_CLEARED
+            reason.resolution = f"Screening hit cleared by {who}: {hit.decision_reason}"
+            reason.save(update_fields=["resolved_by", "resolved_at", "resolved_via", "resolution"])
+        for check in {r.compliance_check_id: r.compliance_check for r in reasons}.values():
+            _settle(check, actor)
+    elif hit.status == HitStatus.CONFIRMED:
+        for reason in reasons:
+            reason.kind = HoldKind.BLOCKED
+            reason.text = (
+                f"{reason.text.split(':')[0]}: confirmed match with {hit.entry.name} ({hit.entry.source}) by "
+                f"{who} — the party is blocked: {hit.decision_reason}"
+            )[:600]
+            reason.save(update_fields=["kind", "text"])
+        # Held shipments stay held; approved or booked ones naming the party are checked again.
+        _recheck(_open_shipments_naming(organisation_id), actor)
 
 
 def block_lifted(*, block: PartyBlock, actor: User | None) -> None:
-    """Call inside the transaction that lifted `block`: re-checks the open shipments naming the
-    organisation."""
+    """Call inside the transaction that lifted `block`: resolves the blocked-party reasons it
+    caused and re-checks the open shipments naming the organisation."""
+    now = timezone.now()
+    reasons = HoldReason.objects.filter(
+        kind=HoldKind.BLOCKED, resolved_at__isnull=True, organisation_id=block.organisation_id
+    )
+    reasons.update(
+        resolved_by=actor,
+        resolved_at=now,
+        resolved_via=ResolvedVia.BLOCK_LIFTED,
+        resolution=f"Match reversed and block lifted: {block.lift_reason}"[:2000],
+    )
+    _recheck(_open_shipments_naming(block.organisation_id), actor)
 
 
 def part_classification_changed(*, part, actor: User | None, reason: str) -> None:
     """Call inside the transaction that made a new current classification of `part` with a different
     answer: marks the checks of open shipments containing it stale and re-checks them."""
+    shipments = Shipment.objects.filter(lines__part=part, status__in=OPEN_STATUSES).distinct()
+    now = timezone.now()
+    ComplianceCheck.objects.filter(shipment__in=shipments, stale_since__isnull=True).update(
+        stale_since=now, stale_reason=reason[:500]
+    )
+    _recheck(shipments, actor)
+
+
+def _recheck(shipments, actor: User | None) -> None:
+    """Queue a check of each shipment whose goods have not left and that has been checked before."""
+    for shipment in shipments.filter(status__in=RECHECK_STATUSES, compliance_checks__isnull=False).distinct():
+        if shipment.status == ShipmentStatus.ON_HOLD and shipment.hold_kind != "compliance":
+            continue
+        compliance_check_start(shipment=shipment, actor=actor)
+
+
+def register_hooks() -> None:
+    """Called from the app's ready(): what compliance does when a shipment enters a status."""
+    from apps.shipments import hooks
+
+    hooks.on_enter(ShipmentStatus.COMPLIANCE_REVIEW, start_check_on_review)
+    hooks.on_enter(ShipmentStatus.CANCELLED, release_drawdowns_on_cancel)

@@ -48,14 +48,19 @@ def country_data_load_default(*, loaded_by: str = "") -> CountryDataVersion:
     return country_data_load(groups_json=groups, chart_json=chart, loaded_by=loaded_by)
 
 
-def active_country_data() -> CountryData:
-    """The active edition, parsed once per process (one indexed query to find which)."""
+def active_country_data_key() -> tuple[int, object]:
+    """(pk, updated_at) of the active edition; a fresh database gets the edition shipped with the
+    code, so checks never run blind."""
     row = CountryDataVersion.objects.filter(is_active=True).values_list("pk", "updated_at").first()
     if row is None:
-        # A fresh database: load the edition shipped with the code so checks never run blind.
         version = country_data_load_default(loaded_by="automatic")
         row = (version.pk, version.updated_at)
-    return _parsed(*row)
+    return row
+
+
+def active_country_data() -> CountryData:
+    """The active edition, parsed once per process (one indexed query to find which)."""
+    return _parsed(*active_country_data_key())
 
 
 @lru_cache(maxsize=4)

@@ -12,21 +12,35 @@ from ..models import Licence, LicenceDrawdown
 
 
 @transaction.atomic
-def licence_save(*, licence: Licence, fields: dict[str, Any]) -> Licence:
+def licence_save(*, licence: Licence, fields: dict[str, Any], actor=None) -> Licence:
+    """Record or change a licence held. Shipments held or in review for its consignee are checked
+    again, so one that was waiting for this licence moves on by itself."""
     for name, value in fields.items():
         setattr(licence, name, value)
     licence.full_clean()
     licence.save()
+    from apps.shipments.models import Shipment, ShipmentStatus
+
+    from .checks import _recheck
+
+    waiting = Shipment.objects.filter(
+        parties__organisation_id=licence.consignee_id,
+        parties__role="consignee",
+        status__in=(ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.ON_HOLD),
+    )
+    _recheck(waiting, actor)
     return licence
 
 
-def remaining(licences: list[Licence]) -> dict[int, tuple[int, Decimal]]:
-    """Remaining quantity and value per licence, in one query."""
+def remaining(licences: list[Licence], *, exclude_shipment=None) -> dict[int, tuple[int, Decimal]]:
+    """Remaining quantity and value per licence, in one query: permitted less the drawdowns in
+    force. `exclude_shipment` leaves out that shipment's own drawdowns, which a re-check replaces."""
+    drawdowns = LicenceDrawdown.objects.filter(licence__in=licences, released_at__isnull=True)
+    if exclude_shipment is not None:
+        drawdowns = drawdowns.exclude(line__shipment=exclude_shipment)
     used = {
         row["licence"]: (row["q"] or 0, row["v"] or Decimal("0"))
-        for row in LicenceDrawdown.objects.filter(licence__in=licences)
-        .values("licence")
-        .annotate(q=Sum("quantity"), v=Sum("value"))
+        for row in drawdowns.values("licence").annotate(q=Sum("quantity"), v=Sum("value"))
     }
     return {
         lic.pk: (

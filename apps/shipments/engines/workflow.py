@@ -35,7 +35,8 @@ LABELS = {
 TRANSITIONS: dict[Status, frozenset[Status]] = {
     Status.DRAFT: frozenset({Status.COMPLIANCE_REVIEW, Status.CANCELLED}),
     Status.COMPLIANCE_REVIEW: frozenset({Status.APPROVED, Status.DRAFT, Status.ON_HOLD, Status.CANCELLED}),
-    Status.APPROVED: frozenset({Status.BOOKED, Status.ON_HOLD, Status.CANCELLED}),
+    # approved → compliance_review: a re-check after a change of facts gave another answer.
+    Status.APPROVED: frozenset({Status.BOOKED, Status.COMPLIANCE_REVIEW, Status.ON_HOLD, Status.CANCELLED}),
     Status.BOOKED: frozenset({Status.IN_TRANSIT, Status.ON_HOLD, Status.CANCELLED}),
     Status.IN_TRANSIT: frozenset({Status.AT_CUSTOMS, Status.ON_HOLD}),
     Status.AT_CUSTOMS: frozenset({Status.CLEARED, Status.ON_HOLD}),

@@ -1,0 +1,445 @@
+"""Compliance decisions that cannot be walked past: licences only for their holder, blocked parties
+stay blocked, re-checks that never crash or double-count, reasons that quote the deciding rule."""
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from apps.accounts.roles import Role
+from apps.compliance import services
+from apps.compliance.models import (
+    ComplianceCheck,
+    HitStatus,
+    HoldKind,
+    Licence,
+    LicenceDrawdown,
+    ScreeningHit,
+)
+from apps.shipments import services as shipment_services
+from apps.shipments.models import Shipment, Site
+from apps.shipments.services import TransitionRefused, shipment_transition
+from tests.factories import OrganisationFactory, UserFactory
+
+from .conftest import LIST
+
+
+@pytest.fixture
+def ship(coordinator, supplier, sites, country_data):
+    """`ship(parties, country, city, lines, actor=coordinator)`: a shipment submitted for review."""
+
+    def make(parties, country, city, lines, actor=None, **fields):
+        actor = actor or coordinator
+        factory, dc = sites
+        today = timezone.localdate()
+        shipment = shipment_services.shipment_create(
+            actor=actor,
+            fields={
+                "origin": factory,
+                "destination": dc(country, city),
+                "incoterm": "DAP",
+                "incoterm_place": city,
+                "mode": "air",
+                "end_use": "AI training cluster",
+                "ready_date": today,
+                "required_by": today + dt.timedelta(days=30),
+                **fields,
+            },
+            parties={"shipper": supplier, **parties},
+        )
+        for part, quantity in lines:
+            shipment_services.line_add(shipment=shipment, part=part, quantity=quantity)
+        return shipment_transition(shipment=shipment, target="compliance_review", actor=coordinator)
+
+    return make
+
+
+def status_of(shipment) -> str:
+    return Shipment.objects.get(pk=shipment.pk).status
+
+
+def active_drawdowns(licence) -> list[LicenceDrawdown]:
+    return list(LicenceDrawdown.objects.filter(licence=licence, released_at__isnull=True))
+
+
+# --- licences belong to their holder ------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["notify_party", "importer_of_record", "freight_forwarder"])
+def test_a_licence_is_not_used_because_its_consignee_plays_another_role(
+    ship, saudi_customer, saudi_licence, dgx, coordinator, role
+):
+    mallory = OrganisationFactory(kind="customer", legal_name="Mallory Compute", country="SA", city="Riyadh")
+    shipment = ship({"consignee": mallory, role: saudi_customer}, "SA", "Riyadh", [(dgx, 4)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert check.result == "hold" and status_of(shipment) == "on_hold"
+    assert [h.kind for h in check.hold_reasons.all()] == [HoldKind.LICENCE]
+    assert "D1234567" not in check.hold_reasons.get().text
+    assert not active_drawdowns(saudi_licence)
+
+
+def test_a_licence_is_used_only_when_its_licensee_is_the_exporter(
+    ship, saudi_customer, saudi_licence, dgx, coordinator
+):
+    other_exporter = OrganisationFactory(kind="supplier", legal_name="Other Exporter Inc.", country="US")
+    shipment = ship(
+        {"consignee": saudi_customer, "exporter_of_record": other_exporter}, "SA", "Riyadh", [(dgx, 1)]
+    )
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "hold"
+    assert not active_drawdowns(saudi_licence)
+
+
+def test_a_licence_states_its_end_user(ship, saudi_customer, saudi_licence, dgx, coordinator):
+    elsewhere = OrganisationFactory(kind="customer", legal_name="Jeddah AI", country="SA", city="Jeddah")
+    shipment = ship(
+        {"consignee": saudi_customer, "ultimate_consignee": elsewhere}, "SA", "Riyadh", [(dgx, 1)]
+    )
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "hold"
+    saudi_licence.end_user = elsewhere
+    saudi_licence.save()
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "pass"
+
+
+def test_a_partner_cannot_spend_a_licence_it_does_not_hold(
+    ship, saudi_customer, saudi_licence, dgx, supplier, coordinator
+):
+    """Naming the licensee as shipper and its consignee as consignee on one's own shipment is not
+    enough: only shipments of the licensee (or of the operator acting for it) draw on it."""
+    mallory = OrganisationFactory(kind="customer", legal_name="Mallory Holdings", country="SA")
+    partner = UserFactory(organisation=mallory, role=Role.PARTNER, username="mallory")
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 4)], actor=partner)
+    assert shipment.owner_id == mallory.pk
+    check = services.compliance_check_run(shipment=shipment, actor=partner)
+    assert check.result == "hold" and not active_drawdowns(saudi_licence)
+    assert services.remaining([saudi_licence])[saudi_licence.pk][0] == 6
+
+
+def test_partners_do_not_learn_another_organisations_licence_from_a_check(
+    ship, saudi_customer, saudi_licence, dgx, coordinator, forwarder, forwarder_user, api_as, browser_as
+):
+    shipment = ship({"consignee": saudi_customer, "freight_forwarder": forwarder}, "SA", "Riyadh", [(dgx, 4)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert check.result == "pass"
+    body = api_as(forwarder_user).get(f"/api/v1/compliance-checks/{check.pk}/").json()
+    text = json.dumps(body)
+    assert "D1234567" not in text and body["line_results"][0]["licence"] == "held by the exporter"
+    page = browser_as(forwarder_user).get(f"/compliance/shipments/{shipment.reference}/").content.decode()
+    assert "D1234567" not in page
+    # The licence's own parties do see it.
+    riyadh = UserFactory(organisation=saudi_customer, role=Role.PARTNER, username="riyadh-api")
+    assert "D1234567" in json.dumps(api_as(riyadh).get(f"/api/v1/compliance-checks/{check.pk}/").json())
+
+
+# --- re-checks that never crash and never double-count --------------------------------------
+
+
+def test_a_recheck_after_a_licence_edit_replaces_its_own_drawdown(
+    ship, saudi_customer, saudi_licence, dgx, coordinator
+):
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 4)])
+    first = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert first.result == "pass" and status_of(shipment) == "approved"
+    services.licence_save(licence=saudi_licence, fields={"conditions": "End-user visit within 6 months."})
+    again = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert again.pk != first.pk and again.result == "pass", [h.text for h in again.hold_reasons.all()]
+    assert [d.compliance_check_id for d in active_drawdowns(saudi_licence)] == [again.pk]
+    assert services.remaining([saudi_licence])[saudi_licence.pk] == (
+        2,
+        Decimal("3000000") - 4 * dgx.unit_value,
+    )
+    assert status_of(shipment) == "approved"
+
+
+def test_the_fingerprint_ignores_what_the_answer_does_not_depend_on(
+    ship, saudi_customer, saudi_licence, indian_customer, dgx, coordinator, supplier, screening_list
+):
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 1)])
+    before = services.shipment_fingerprint(shipment)
+    # Another organisation's licence edited; a new list edition that finds nothing new for these parties.
+    services.licence_save(
+        licence=Licence(),
+        fields={
+            "number": "D999",
+            "licensee": supplier,
+            "eccns": "4A090.a",
+            "destination_countries": "IN",
+            "consignee": indian_customer,
+            "permitted_quantity": 1,
+            "permitted_value": Decimal("1"),
+            "valid_from": dt.date(2026, 1, 1),
+            "expires_on": dt.date(2027, 1, 1),
+        },
+    )
+    services.screening_list_import(
+        name="CSL", source_format="csl_json", data=json.dumps(LIST).encode(), version="test-2", rescreen=False
+    )
+    assert services.shipment_fingerprint(shipment) == before
+    services.licence_save(licence=saudi_licence, fields={"permitted_quantity": 8})
+    assert services.shipment_fingerprint(shipment) != before
+
+
+def test_cancelling_releases_the_licence(ship, saudi_customer, saudi_licence, dgx, coordinator):
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 4)])
+    services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert services.remaining([saudi_licence])[saudi_licence.pk][0] == 2
+    shipment_transition(shipment=shipment, target="cancelled", actor=coordinator, reason="Customer withdrew")
+    assert services.remaining([saudi_licence])[saudi_licence.pk] == (6, Decimal("3000000"))
+    released = LicenceDrawdown.objects.get()
+    assert released.released_at is not None and "cancelled" in released.released_reason
+
+
+def test_a_held_shipment_moves_on_when_its_recheck_passes(ship, saudi_customer, dgx, coordinator, supplier):
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 2)])
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "hold"
+    assert status_of(shipment) == "on_hold"
+    services.licence_save(
+        licence=Licence(),
+        fields={
+            "number": "D42",
+            "licensee": supplier,
+            "eccns": "4A090",
+            "destination_countries": "SA",
+            "consignee": saudi_customer,
+            "permitted_quantity": 2,
+            "permitted_value": Decimal("1000000"),
+            "valid_from": dt.date(2026, 1, 1),
+            "expires_on": dt.date(2027, 12, 31),
+        },
+    )
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "pass"
+    assert status_of(shipment) == "approved"
+
+
+def test_releasing_a_hold_applies_the_check_of_that_version(
+    ship, indian_customer, dgx, coordinator, compliance_officer
+):
+    from apps.compliance.models import ImportRequirement
+
+    ImportRequirement.objects.create(
+        country="IN", kind="product_registration", scheme="bis_crs", name="BIS CRS", hs_prefixes="8471"
+    )
+    shipment = ship({"consignee": indian_customer}, "IN", "Chennai", [(dgx, 1)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    hold = check.hold_reasons.get()
+    assert hold.kind == HoldKind.IMPORT and status_of(shipment) == "on_hold"
+    with pytest.raises(ValidationError):
+        services.hold_reason_resolve(hold=hold, actor=compliance_officer, resolution="ok")
+    services.hold_reason_resolve(
+        hold=hold, actor=compliance_officer, resolution="BIS CRS R-41001234 seen on the importer's filing"
+    )
+    assert status_of(shipment) == "approved"
+    assert ComplianceCheck.objects.filter(shipment=shipment).count() == 1
+
+
+# --- a blocked party stays blocked ---------------------------------------------------------
+
+
+@pytest.fixture
+def chinese_lookalike(db):
+    return OrganisationFactory(
+        kind="customer",
+        legal_name="Shenzhen Demo AI Technology Company Limited",
+        country="CN",
+        city="Shenzhen",
+    )
+
+
+def test_a_confirmed_match_cannot_be_typed_away(
+    ship, chinese_lookalike, dgx, coordinator, compliance_officer, screening_list
+):
+    shipment = ship({"consignee": chinese_lookalike}, "CN", "Shenzhen", [(dgx, 2)])
+    first = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    hit = ScreeningHit.objects.get(status=HitStatus.OPEN, screening__organisation=chinese_lookalike)
+    services.hit_confirm(hit=hit, actor=compliance_officer, reason="Same entity: address and officers match")
+    # The possible-match reason of the held check now says the party is blocked; it stays open.
+    reason = first.hold_reasons.get(kind=HoldKind.BLOCKED)
+    assert reason.resolved_at is None and "confirmed match" in reason.text
+    check = services.compliance_check_run(shipment=shipment, actor=compliance_officer)
+    kinds = {h.kind for h in check.hold_reasons.all()}
+    assert HoldKind.BLOCKED in kinds and HoldKind.LICENCE in kinds
+    assert HoldKind.SCREENING not in kinds  # a confirmed hit is not raised again as "possible"
+    for hold in check.hold_reasons.all():
+        with pytest.raises(ValidationError):
+            services.hold_reason_resolve(hold=hold, actor=compliance_officer, resolution="ok")
+    assert not check.hold_reasons.filter(resolved_at__isnull=False).exists()
+    with pytest.raises(TransitionRefused):
+        shipment_transition(shipment=shipment, target="approved", actor=compliance_officer)
+    # Releasing the hold does not walk past it either: the check of this version holds again.
+    shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
+    assert status_of(shipment) == "on_hold"
+
+
+def test_clearing_a_hit_resolves_the_reasons_it_raised(
+    ship, dgx, coordinator, compliance_officer, screening_list
+):
+    from apps.accounts.models import Registration
+
+    lookalike = OrganisationFactory(
+        kind="customer",
+        legal_name="Shenzhen Demo AI Technology Company Limited",
+        country="IN",
+        city="Chennai",
+    )
+    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
+        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    shipment = ship({"consignee": lookalike}, "IN", "Chennai", [(dgx, 1)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    reason = check.hold_reasons.get()
+    assert reason.kind == HoldKind.SCREENING and reason.hit is not None
+    with pytest.raises(ValidationError):
+        services.hold_reason_resolve(
+            hold=reason, actor=compliance_officer, resolution="Not the same company at all"
+        )
+    services.hit_clear(
+        hit=reason.hit, actor=compliance_officer, reason="Indian company, different registration"
+    )
+    reason.refresh_from_db()
+    assert reason.resolved_at is not None and reason.resolved_via == "hit_cleared"
+    assert status_of(shipment) == "approved"
+
+
+# --- reasons that quote the rule that decided ------------------------------------------------
+
+
+def test_a_prohibited_line_quotes_the_embargo_and_cannot_be_resolved(
+    ship, dgx, coordinator, compliance_officer
+):
+    tehran = OrganisationFactory(kind="customer", legal_name="Tehran Compute", country="IR", city="Tehran")
+    shipment = ship({"consignee": tehran}, "IR", "Tehran", [(dgx, 1)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    prohibited = check.hold_reasons.get(kind=HoldKind.PROHIBITED)
+    assert "EMBARGO 746" in prohibited.text and "comprehensive embargo" in prohibited.text
+    assert "Viet" not in prohibited.text and "742.6" not in prohibited.text
+    with pytest.raises(ValidationError, match="cannot be resolved"):
+        services.hold_reason_resolve(
+            hold=prohibited, actor=compliance_officer, resolution="Approved by management anyway"
+        )
+
+
+# --- accepted input never crashes a check ----------------------------------------------------
+
+
+def test_a_destination_missing_from_the_country_data_holds_with_a_reason(
+    coordinator, supplier, operator, dgx, country_data, api_as, django_capture_on_commit_callbacks
+):
+    from apps.accounts.models import Organisation
+
+    station = Organisation.objects.create(
+        kind="customer", legal_name="Polar Station", country="AQ", city="McMurdo", address_line1="Ross Island"
+    )
+    factory = Site.objects.create(
+        owner=supplier, name="Factory", kind="factory", city="Taoyuan", country="TW"
+    )
+    site = Site.objects.create(
+        owner=operator, name="Station DC", kind="data_centre", city="McMurdo", country="AQ"
+    )
+    today = timezone.localdate()
+    shipment = shipment_services.shipment_create(
+        actor=coordinator,
+        fields={
+            "origin": factory,
+            "destination": site,
+            "incoterm": "DAP",
+            "incoterm_place": "McMurdo",
+            "mode": "air",
+            "ready_date": today,
+            "required_by": today + dt.timedelta(days=30),
+        },
+        parties={"shipper": supplier, "consignee": station},
+    )
+    shipment_services.line_add(shipment=shipment, part=dgx, quantity=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_as(coordinator).post(
+            f"/api/v1/shipments/{shipment.reference}/transition/", {"to": "compliance_review"}, format="json"
+        )
+    assert response.status_code == 200, response.content
+    check = ComplianceCheck.objects.get(shipment=shipment)
+    reason = check.hold_reasons.get(kind=HoldKind.CHECK_ERROR)
+    assert "AQ" in reason.text and status_of(shipment) == "on_hold"
+
+
+def test_an_engine_failure_holds_the_shipment_instead_of_a_500(
+    ship,
+    indian_customer,
+    dgx,
+    coordinator,
+    monkeypatch,
+    api_as,
+    supplier,
+    sites,
+    django_capture_on_commit_callbacks,
+):
+    from apps.compliance.services import checks
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("rule table unreadable")
+
+    monkeypatch.setattr(checks, "determine", broken)
+    factory, dc = sites
+    today = timezone.localdate()
+    shipment = shipment_services.shipment_create(
+        actor=coordinator,
+        fields={
+            "origin": factory,
+            "destination": dc("IN", "Chennai"),
+            "incoterm": "DAP",
+            "incoterm_place": "Chennai",
+            "mode": "air",
+            "ready_date": today,
+            "required_by": today + dt.timedelta(days=30),
+        },
+        parties={"shipper": supplier, "consignee": indian_customer},
+    )
+    shipment_services.line_add(shipment=shipment, part=dgx, quantity=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_as(coordinator).post(
+            f"/api/v1/shipments/{shipment.reference}/transition/", {"to": "compliance_review"}, format="json"
+        )
+    assert response.status_code == 200
+    check = ComplianceCheck.objects.get(shipment=shipment)
+    assert check.hold_reasons.get().kind == HoldKind.CHECK_ERROR
+    assert "rule table unreadable" in check.hold_reasons.get().text
+    assert status_of(shipment) == "on_hold"
+    monkeypatch.undo()
+    # Running it again computes afresh (an error is never the cached answer for a version).
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "pass"
+    assert status_of(shipment) == "approved"
+
+
+# --- licence figures that are right in every process -----------------------------------------
+
+
+def test_licence_detail_is_fresh_in_a_long_running_process(
+    compliance_officer, api_as, saudi_licence, saudi_customer, supplier
+):
+    api = api_as(compliance_officer)
+    assert api.get(f"/api/v1/licences/{saudi_licence.pk}/").json()["remaining_quantity"] == 6
+    second = services.licence_save(
+        licence=Licence(),
+        fields={
+            "number": "D2",
+            "licensee": supplier,
+            "eccns": "4A090",
+            "destination_countries": "SA",
+            "consignee": saudi_customer,
+            "permitted_quantity": 9,
+            "permitted_value": Decimal("10"),
+            "valid_from": dt.date(2026, 1, 1),
+            "expires_on": dt.date(2027, 1, 1),
+        },
+    )
+    services.licence_save(licence=saudi_licence, fields={"permitted_quantity": 7})
+    assert api.get(f"/api/v1/licences/{second.pk}/").json()["remaining_quantity"] == 9
+    assert api.get(f"/api/v1/licences/{saudi_licence.pk}/").json()["remaining_quantity"] == 7
+    patched = api.patch(f"/api/v1/licences/{saudi_licence.pk}/", {"permitted_quantity": 5}, format="json")
+    assert patched.json()["remaining_quantity"] == 5
+
+
+def test_visible_to_never_hands_back_a_shared_queryset(compliance_officer, saudi_licence):
+    base = Licence.objects.all()
+    list(base)  # evaluated and cached, as a class attribute would be
+    assert base.visible_to(compliance_officer) is not base
+    assert base.visible_to(compliance_officer)._result_cache is None
