@@ -126,7 +126,8 @@ def switch(db):
         name="Quantum-2",
         category="network_switch",
         hs_code="851762",
-        attributes={"encryption": True, "mass_market": True},
+        encryption=True,
+        mass_market=True,
     )
 
 
@@ -189,11 +190,13 @@ def saudi_customer(db):
 
 
 @pytest.fixture
-def saudi_licence(saudi_customer):
+def saudi_licence(saudi_customer, supplier):
+    """Issued to the supplier, the exporter (shipper) of the `submitted` shipments."""
     return services.licence_save(
         licence=Licence(),
         fields={
             "number": "D1234567",
+            "licensee": supplier,
             "eccns": "4A090.a",
             "destination_countries": "SA",
             "consignee": saudi_customer,

@@ -248,7 +248,13 @@ def chinese_lookalike(db):
 
 
 def test_a_confirmed_match_cannot_be_typed_away(
-    ship, chinese_lookalike, dgx, coordinator, compliance_officer, screening_list
+    ship,
+    chinese_lookalike,
+    dgx,
+    coordinator,
+    compliance_officer,
+    screening_list,
+    django_capture_on_commit_callbacks,
 ):
     shipment = ship({"consignee": chinese_lookalike}, "CN", "Shenzhen", [(dgx, 2)])
     first = services.compliance_check_run(shipment=shipment, actor=coordinator)
@@ -268,7 +274,8 @@ def test_a_confirmed_match_cannot_be_typed_away(
     with pytest.raises(TransitionRefused):
         shipment_transition(shipment=shipment, target="approved", actor=compliance_officer)
     # Releasing the hold does not walk past it either: the check of this version holds again.
-    shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
+    with django_capture_on_commit_callbacks(execute=True):
+        shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
     assert status_of(shipment) == "on_hold"
 
 
@@ -443,3 +450,53 @@ def test_visible_to_never_hands_back_a_shared_queryset(compliance_officer, saudi
     list(base)  # evaluated and cached, as a class attribute would be
     assert base.visible_to(compliance_officer) is not base
     assert base.visible_to(compliance_officer)._result_cache is None
+
+
+# --- classification changes and defaults -----------------------------------------------------
+
+
+def test_an_override_makes_open_shipments_stale_and_sends_an_approved_one_back(
+    ship, switch, coordinator, compliance_officer, django_capture_on_commit_callbacks
+):
+    hanoi = OrganisationFactory(kind="customer", legal_name="Hanoi AI", country="VN", city="Hanoi")
+    shipment = ship({"consignee": hanoi}, "VN", "Hanoi", [(switch, 2)])
+    first = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert first.result == "pass" and status_of(shipment) == "approved"
+    with django_capture_on_commit_callbacks(execute=True):
+        services.part_classification_override(
+            part=switch,
+            eccn="4A090.a",
+            reason="Its DPU meets 3A090.a (supplier's letter)",
+            actor=compliance_officer,
+        )
+    first.refresh_from_db()
+    assert first.stale_since is not None and "4A090.a" in first.stale_reason
+    latest = shipment.compliance_checks.order_by("-finished_at", "-id").first()
+    assert latest.pk != first.pk and latest.result == "hold"
+    assert status_of(shipment) == "on_hold"
+    from apps.core.models import AuditEvent
+
+    moves = [e.changes["status"] for e in AuditEvent.objects.for_object(shipment).filter(action="transition")]
+    assert ["approved", "compliance_review"] in moves and ["compliance_review", "on_hold"] in moves
+
+
+def test_a_category_default_needs_an_officers_confirmation(
+    ship, indian_customer, coordinator, compliance_officer
+):
+    from tests.factories import PartFactory
+
+    pdu = PartFactory(part_number="PDU-1", name="Rack PDU", category="pdu", hs_code="853710")
+    shipment = ship({"consignee": indian_customer}, "IN", "Chennai", [(pdu, 4)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    hold = check.hold_reasons.get()
+    assert hold.kind == HoldKind.UNCONFIRMED and "EAR99" in hold.text and status_of(shipment) == "on_hold"
+    with pytest.raises(ValidationError):
+        services.hold_reason_resolve(hold=hold, actor=compliance_officer, resolution="ok")
+    services.hold_reason_resolve(
+        hold=hold, actor=compliance_officer, resolution="Vendor datasheet states EAR99 (rev. 2026-03)"
+    )
+    current = services.current_classification(pdu)
+    assert current.source == "officer" and current.eccn == "EAR99" and not current.needs_confirmation
+    # The confirmation is a new classification: the shipment's check of the new version passes.
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "pass"
+    assert status_of(shipment) == "approved"

@@ -563,6 +563,23 @@ def _import_requirements(shipment: Shipment, roles: Roles, lines) -> list[tuple[
     return holds
 
 
+# Until the goods leave, the shipment's licence use follows its newest check; from departure on it
+# is what was used, and a later re-check (for the record) leaves it as it is.
+BEFORE_DEPARTURE = (
+    ShipmentStatus.DRAFT,
+    ShipmentStatus.COMPLIANCE_REVIEW,
+    ShipmentStatus.APPROVED,
+    ShipmentStatus.BOOKED,
+)
+
+
+def _drawdowns_follow_checks(shipment: Shipment) -> bool:
+    shipment.refresh_from_db(fields=["status", "held_from"])
+    if shipment.status == ShipmentStatus.ON_HOLD:
+        return shipment.held_from in BEFORE_DEPARTURE
+    return shipment.status in BEFORE_DEPARTURE
+
+
 def _release_drawdowns(shipment: Shipment, reason: str) -> int:
     return LicenceDrawdown.objects.filter(line__shipment=shipment, released_at__isnull=True).update(
         released_at=timezone.now(), released_reason=reason[:300]
@@ -711,6 +728,8 @@ def _write(
     )
     # The shipment's drawdowns are those of its newest check: a re-check replaces them, and a check
     # that holds leaves none (the licence's room goes back to other shipments).
+    if not _drawdowns_follow_checks(shipment):
+        return check
     _release_drawdowns(shipment, f"Replaced by compliance check {check.pk}")
     if result == CheckResult.PASS:
         LicenceDrawdown.objects.bulk_create(
@@ -777,7 +796,8 @@ def _write_error(shipment, started, task_id, actor, exc: Exception) -> Complianc
         text=f"The compliance check could not be completed ({type(exc).__name__}: {str(exc)[:300]}). "
         "Correct the data it names, or tell the Rackpass team, and run the check again.",
     )
-    _release_drawdowns(shipment, f"Compliance check {check.pk} could not be completed")
+    if _drawdowns_follow_checks(shipment):
+        _release_drawdowns(shipment, f"Compliance check {check.pk} could not be completed")
     return check
 
 
