@@ -12,7 +12,16 @@ from .models import Manufacturer, Part
 
 DATA_FILE = Path(__file__).parent / "data" / "demo_parts.json"
 
-_DECIMALS = ("unit_weight_kg", "length_cm", "width_cm", "height_cm", "unit_value", "tpp", "die_area_mm2")
+_DECIMALS = (
+    "unit_weight_kg",
+    "length_cm",
+    "width_cm",
+    "height_cm",
+    "unit_value",
+    "tpp",
+    "die_area_mm2",
+    "memory_bandwidth_density",
+)
 _PLAIN = (
     "name",
     "description",
@@ -27,6 +36,11 @@ _PLAIN = (
     "port_count",
     "port_speed_gbps",
     "gpus_per_server",
+    # Export-control figures: typed fields, not attributes (None = not known).
+    "cpu_only",
+    "data_centre",
+    "encryption",
+    "mass_market",
 )
 
 
@@ -39,8 +53,10 @@ def load() -> dict[str, int]:
         manufacturer, _ = Manufacturer.objects.get_or_create(
             name=record["manufacturer"], defaults={"country": record.get("manufacturer_country") or ""}
         )
-        fields = {name: record[name] for name in _PLAIN}
-        fields |= {name: Decimal(record[name]) if record[name] is not None else None for name in _DECIMALS}
+        fields = {name: record.get(name) for name in _PLAIN}
+        fields |= {
+            name: Decimal(record[name]) if record.get(name) is not None else None for name in _DECIMALS
+        }
         fields["dense_tops"] = record["dense_tops"] or {}
         fields["attributes"] = record["attributes"] or {}
         if record["accelerator"]:

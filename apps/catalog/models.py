@@ -19,6 +19,16 @@ from apps.core.scoping import VIEW
 NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
 
 
+def validate_positive(value: Decimal) -> None:
+    if value is not None and value <= 0:
+        raise ValidationError("Must be greater than zero.", code="min_value")
+
+
+# Figures the export-control classification turns on: typed fields on Part, refused as keys in
+# `attributes` (where a string "false" was truthy, and crashed the classification).
+RESERVED_ATTRIBUTES = ("data_centre", "encryption", "mass_market", "memory_bandwidth_density", "cpu_only")
+
+
 class Manufacturer(AuditedModel, TimeStampedModel):
     name = models.CharField(max_length=120)
     country = CountryField(blank=True, help_text="Where the manufacturer is headquartered.")
@@ -113,7 +123,13 @@ class Part(AuditedModel, TimeStampedModel):
         ),
     )
     die_area_mm2 = models.DecimalField(
-        "die area (mm²)", max_digits=10, decimal_places=2, null=True, blank=True, validators=NON_NEGATIVE
+        "die area (mm²)",
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[validate_positive],
+        help_text="Applicable die area: the logic dies on non-planar transistor nodes. Greater than zero.",
     )
     dense_tops = models.JSONField(
         "dense TOPS by bit length",
@@ -121,8 +137,51 @@ class Part(AuditedModel, TimeStampedModel):
         blank=True,
         help_text='Dense (non-sparse) TOPS/TFLOPS per operand bit length, e.g. {"8": "1979", "16": "989.5"}.',
     )
+    # Figures the export-control classification turns on (15 CFR 774, 3A090/4A090, 5A002/5A992).
+    # Empty means "not known", never "no": the classification then says what is missing.
+    data_centre = models.BooleanField(
+        "designed or marketed for data centres",
+        null=True,
+        blank=True,
+        help_text="3A090.a/.b do not apply to an IC neither designed nor marketed for data centres with "
+        "TPP under 4,800. Unknown is read as yes for accelerators and servers (the conservative reading).",
+    )
+    encryption = models.BooleanField(
+        "implements encryption",
+        null=True,
+        blank=True,
+        help_text="Implements cryptography for data confidentiality (MACsec, IPsec, TLS management, "
+        "self-encrypting drives). A switch, NIC/DPU or storage system cannot be classified without it.",
+    )
+    mass_market = models.BooleanField(
+        "mass market",
+        null=True,
+        blank=True,
+        help_text="For an item that encrypts: meets the mass-market criteria (Cryptography Note, 740.17(b)); "
+        "decides 5A992.c (yes) against 5A002.a (no). The manufacturer's classification decides.",
+    )
+    memory_bandwidth_density = models.DecimalField(
+        "memory bandwidth density (GB/s per mm²)",
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+        help_text="For high-bandwidth memory: bandwidth in GB/s divided by package area in mm². "
+        "Above 2 is 3A090.c.",
+    )
+    cpu_only = models.BooleanField(
+        "CPU-only (no accelerator)",
+        null=True,
+        blank=True,
+        help_text="For a server with no accelerator recorded: yes affirms that it contains no GPU or AI "
+        "accelerator. Without it such a server cannot be classified (it could be a GPU server).",
+    )
     attributes = models.JSONField(
-        default=dict, blank=True, help_text="Other figures, e.g. memory_gb, reach_m."
+        default=dict,
+        blank=True,
+        help_text="Other figures, e.g. memory_gb, reach_m; not the export-control figures that have "
+        "fields of their own (data centres, encryption, mass market, memory bandwidth density, CPU-only).",
     )
     is_active = models.BooleanField(default=True)
 
@@ -133,7 +192,8 @@ class Part(AuditedModel, TimeStampedModel):
         "manufacturer", "part_number", "name", "description", "category", "unit_weight_kg", "length_cm",
         "width_cm", "height_cm", "unit_value", "currency", "country_of_origin", "hs_code", "is_serialised",
         "contains_lithium_batteries", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
-        "gpus_per_server", "accelerator", "tpp", "die_area_mm2", "dense_tops", "attributes", "is_active",
+        "gpus_per_server", "accelerator", "cpu_only", "tpp", "die_area_mm2", "dense_tops", "data_centre",
+        "encryption", "mass_market", "memory_bandwidth_density", "attributes", "is_active",
     )  # fmt: skip
 
     class Meta:
@@ -146,6 +206,15 @@ class Part(AuditedModel, TimeStampedModel):
                 condition=Q(unit_weight_kg__gte=0), name="catalog_part_weight_non_negative"
             ),
             models.CheckConstraint(condition=Q(unit_value__gte=0), name="catalog_part_value_non_negative"),
+            models.CheckConstraint(
+                condition=Q(die_area_mm2__isnull=True) | Q(die_area_mm2__gt=0),
+                name="catalog_part_die_area_positive",
+                violation_error_message="The die area must be greater than zero.",
+            ),
+            models.CheckConstraint(
+                condition=Q(memory_bandwidth_density__isnull=True) | Q(memory_bandwidth_density__gte=0),
+                name="catalog_part_memory_bandwidth_density_non_negative",
+            ),
         ]
         indexes = [models.Index(fields=["hs_code"])]
 
@@ -176,6 +245,16 @@ class Part(AuditedModel, TimeStampedModel):
             problem = _dense_tops_problem(self.dense_tops)
             if problem:
                 errors["dense_tops"] = problem
+        if problem := _attributes_problem(self.attributes):
+            errors["attributes"] = problem
+        if self.cpu_only:
+            if self.category != PartCategory.SERVER:
+                errors["cpu_only"] = "Only a server is affirmed CPU-only."
+            elif self.accelerator_id or self.gpus_per_server:
+                errors["cpu_only"] = (
+                    "A server with an accelerator or GPUs per server recorded is not CPU-only: "
+                    "clear one or the other."
+                )
         if self.manufacturer_id and self.part_number:
             clash = Part.objects.filter(
                 manufacturer_id=self.manufacturer_id, part_number__iexact=self.part_number
@@ -211,6 +290,19 @@ class Part(AuditedModel, TimeStampedModel):
         if tpp is None or not self.die_area_mm2:
             return None
         return (tpp / self.die_area_mm2).quantize(Decimal("0.01"))
+
+
+def _attributes_problem(value) -> str | None:
+    if not isinstance(value, dict):
+        return 'Give other figures as an object of name to value, e.g. {"memory_gb": 80}.'
+    for key in value:
+        if key in RESERVED_ATTRIBUTES:
+            field = Part._meta.get_field(key)
+            return (
+                f"“{key}” is a figure with a field of its own: set it in the {field.name} field "
+                f"({field.verbose_name}), not in attributes."
+            )
+    return None
 
 
 def _dense_tops_problem(value) -> str | None:

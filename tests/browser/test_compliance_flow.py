@@ -53,8 +53,11 @@ def test_officer_clears_a_hit_and_releases_the_shipment(page, live_server, trans
 
 
 @pytest.mark.browser
-def test_officer_cannot_approve_a_shipment_with_a_confirmed_match(  # noqa: F811
-    page, live_server, transactional_db, request
+def test_officer_cannot_approve_a_shipment_with_a_confirmed_match(
+    page,  # noqa: F811
+    live_server,
+    transactional_db,
+    request,
 ):
     from playwright.sync_api import expect
 

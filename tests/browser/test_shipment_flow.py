@@ -28,10 +28,20 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
         Registration.objects.create(organisation=customer, scheme=scheme, number=number, country="IN")
     Site.objects.create(owner=operator, name="Guishan factory", kind="factory", city="Taoyuan", country="TW")
     Site.objects.create(owner=operator, name="Siruseri DC1", kind="data_centre", city="Chennai", country="IN")
+    h100 = PartFactory(
+        part_number="H100-SXM5",
+        name="H100 SXM5",
+        category="accelerator",
+        hs_code="847330",
+        dense_tops={"8": "1979"},
+        die_area_mm2=Decimal("814"),
+    )
     PartFactory(
         part_number="DGX-H100",
         name="DGX H100",
         category="server",
+        accelerator=h100,
+        gpus_per_server=8,
         unit_weight_kg=Decimal("130"),
         length_cm=Decimal("130"),
         width_cm=Decimal("85"),
@@ -101,7 +111,7 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
     expect(page.locator("h1 .status")).to_have_text("Approved")
     page.get_by_role("link", name="Compliance").first.click()
     expect(page.locator("main")).to_contain_text("Pass: 1 line and 2 parties clear.")
-    expect(page.locator("main")).to_contain_text("4A994")
+    expect(page.locator("main")).to_contain_text("4A090.a")  # H100s meet 3A090.a; India (A:5): NLR
     page.get_by_role("link", name=reference).click()
 
     page.get_by_label("Reason for put on hold").fill("Awaiting end-user statement")

@@ -500,3 +500,26 @@ def test_a_category_default_needs_an_officers_confirmation(
     # The confirmation is a new classification: the shipment's check of the new version passes.
     assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "pass"
     assert status_of(shipment) == "approved"
+
+
+def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
+    ship, saudi_customer, saudi_licence, dgx, coordinator, compliance_officer, monkeypatch
+):
+    """The licence starts tomorrow: held today; tomorrow the officer names it and the line draws on it."""
+    from apps.compliance.services import checks
+
+    today = timezone.localdate()
+    Licence.objects.filter(pk=saudi_licence.pk).update(valid_from=today + dt.timedelta(days=1))
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 2)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    hold = check.hold_reasons.get()
+    assert hold.kind == HoldKind.LICENCE and "not valid today" in hold.text
+    with pytest.raises(ValidationError, match="not valid today"):
+        services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="D1234567")
+    monkeypatch.setattr(checks.timezone, "localdate", lambda: today + dt.timedelta(days=1))
+    services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="d1234567")
+    hold.refresh_from_db()
+    assert hold.resolved_via == "licence" and hold.licence_id == saudi_licence.pk
+    assert [d.quantity for d in active_drawdowns(saudi_licence)] == [2]
+    assert check.line_results.get().licence_id == saudi_licence.pk
+    assert status_of(shipment) == "approved"

@@ -3,11 +3,14 @@ from decimal import Decimal as D
 import pytest
 
 from apps.compliance.engines.classification import (
+    PD_A,
     RULE_VERSION,
+    FigureError,
     PartFigures,
     classify,
     compute_tpp,
     fmt,
+    fmt_against,
 )
 
 
@@ -63,9 +66,12 @@ def test_compute_tpp_without_figures():
 def test_h100_is_3a090a_and_names_its_figures():
     result = classify(h100())
     assert (result.eccn, result.status) == ("3A090.a", "classified")
-    assert "dense 8-bit 1,979 TOPS × 8 = 15,832" in result.reasoning
-    assert "PD = TPP 15,832 / die area 814 mm² = 19.45" in result.reasoning
-    assert "TPP 15,832 ≥ 4,800 → 3A090.a (PD not needed)" in result.reasoning
+    notes = "[15 CFR 774 Supp. 1, 3A090 Technical Notes]"
+    assert result.reasoning == [
+        f"dense 8-bit 1,979 TOPS × 8 = 15,832 {notes}: TPP = 2 × MacTOPS × bit length, dense",
+        f"PD = TPP 15,832 / die area 814 mm² = 19.45 {notes}: PD = TPP / applicable die area",
+        "TPP 15,832 ≥ 4,800 → 3A090.a (PD not needed) [15 CFR 774 Supp. 1, ECCN 3A090.a.1]",
+    ]
     assert result.figures_used["tpp"] == "15,832"
     assert result.figures_used["pd"] == "19.45"
     assert result.figures_used["dense_tops"] == "8-bit 1,979"
@@ -89,7 +95,10 @@ def test_tpp_4800_is_enough_for_a_without_die_area():
 def test_tpp_4000_pd_5_is_3a090b():
     result = classify(card(4000, 800))
     assert result.eccn == "3A090.b"
-    assert "2,400 ≤ TPP 4,000 < 4,800 and 1.6 ≤ PD 5.00 < 5.92 → 3A090.b" in result.reasoning
+    assert (
+        "2,400 ≤ TPP 4,000 < 4,800 and 1.6 ≤ PD 5.00 < 5.92 → 3A090.b [15 CFR 774 Supp. 1, ECCN 3A090.b.1]"
+        in result.reasoning
+    )
 
 
 def test_tpp_3000_pd_3_5_is_3a090b():
@@ -101,14 +110,20 @@ def test_tpp_3000_pd_3_5_is_3a090b():
 def test_tpp_2000_pd_20_is_3a090a_via_the_pd_branch():
     result = classify(card(2000, 100))
     assert result.eccn == "3A090.a"
-    assert "TPP 2,000 ≥ 1,600 and PD 20.00 ≥ 5.92 → 3A090.a" in result.reasoning
+    assert (
+        "TPP 2,000 ≥ 1,600 and PD 20.00 ≥ 5.92 → 3A090.a [15 CFR 774 Supp. 1, ECCN 3A090.a.2]"
+        in result.reasoning
+    )
 
 
 def test_pd_exactly_5_92_is_a_and_just_below_is_b():
     assert classify(card(1776, 300)).eccn == "3A090.a"  # 1,776 / 300 = 5.92
     below = classify(card(1776, 301))  # PD 5.90: TPP < 2,400 but PD ≥ 3.2
     assert below.eccn == "3A090.b"
-    assert "TPP 1,776 ≥ 1,600 and 3.2 ≤ PD 5.90 < 5.92 → 3A090.b" in below.reasoning
+    assert (
+        "TPP 1,776 ≥ 1,600 and 3.2 ≤ PD 5.90 < 5.92 → 3A090.b [15 CFR 774 Supp. 1, ECCN 3A090.b.2]"
+        in below.reasoning
+    )
 
 
 def test_tpp_2000_pd_2_5_is_below_but_tpp_2500_pd_2_5_is_b():
@@ -119,7 +134,10 @@ def test_tpp_2000_pd_2_5_is_below_but_tpp_2500_pd_2_5_is_b():
 def test_tpp_1500_is_below_thresholds_with_a_caveat():
     result = classify(card(1500))
     assert (result.eccn, result.status) == ("EAR99", "classified")
-    assert "TPP 1,500 < 1,600 → below every 3A090.a/.b threshold" in result.reasoning
+    assert (
+        "TPP 1,500 < 1,600 → below every 3A090.a/.b threshold [15 CFR 774 Supp. 1, ECCN 3A090.a and .b]"
+        in result.reasoning
+    )
     assert any("confirm with the manufacturer's classification" in line for line in result.reasoning)
     assert result.needs_confirmation is True
 
@@ -164,8 +182,14 @@ def test_dgx_h100_is_4a090a():
     dgx = PartFigures("NVIDIA DGX H100", "server", accelerator=h100(), accelerator_count=8)
     result = classify(dgx)
     assert result.eccn == "4A090.a"
-    assert "contains NVIDIA H100 SXM5 80GB × 8 meeting 3A090.a → 4A090.a" in result.reasoning
-    assert "accelerator: TPP 15,832 ≥ 4,800 → 3A090.a (PD not needed)" in result.reasoning
+    assert (
+        "contains NVIDIA H100 SXM5 80GB × 8 meeting 3A090.a → 4A090.a [15 CFR 774 Supp. 1, ECCN 4A090.a]"
+        in result.reasoning
+    )
+    assert (
+        "accelerator: TPP 15,832 ≥ 4,800 → 3A090.a (PD not needed) [15 CFR 774 Supp. 1, ECCN 3A090.a.1]"
+        in result.reasoning
+    )
     assert result.figures_used["accelerator.tpp"] == "15,832"
     assert result.figures_used["accelerator_count"] == "8"
 
@@ -185,8 +209,8 @@ def test_server_with_incomplete_accelerator_is_incomplete():
     assert result.missing == ["accelerator.die_area_mm2"]
 
 
-def test_server_without_accelerator_is_4a994():
-    result = classify(PartFigures("CPU server", "server"))
+def test_server_affirmed_cpu_only_is_4a994_needing_confirmation():
+    result = classify(PartFigures("CPU server", "server", cpu_only=True))
     assert result.eccn == "4A994"
     assert any("AT only" in line for line in result.reasoning)
     assert result.needs_confirmation is True
@@ -195,7 +219,7 @@ def test_server_without_accelerator_is_4a994():
 def test_server_with_sub_threshold_accelerator_is_4a994():
     result = classify(PartFigures("inference box", "server", accelerator=card(1000), accelerator_count=2))
     assert result.eccn == "4A994"
-    assert "contains card below 3A090 → not 4A090" in result.reasoning
+    assert "contains card below 3A090 → not 4A090 [15 CFR 774 Supp. 1, ECCN 4A090]" in result.reasoning
 
 
 def test_gpu_server_without_its_accelerator_recorded_is_incomplete():
@@ -240,7 +264,10 @@ def test_dpu_with_3a090_processor_and_mass_market_crypto_is_5a992z():
     dpu = PartFigures("BlueField-X", "nic_dpu", accelerator=card(5000), encryption=True, mass_market=True)
     result = classify(dpu)
     assert result.eccn == "5A992.z"
-    assert "otherwise 5A992.c and contains a 3A090.a processor → 5A992.z" in result.reasoning
+    assert (
+        "otherwise 5A992.c and contains a 3A090.a processor → 5A992.z [15 CFR 774 Supp. 1, ECCN 5A992.z]"
+        in result.reasoning
+    )
 
 
 def test_dpu_with_3a090_processor_and_non_mass_market_crypto_is_5a002z():
@@ -333,3 +360,117 @@ def test_fmt():
     assert fmt(D("989.50")) == "989.5"
     assert fmt(D("19.44963"), 2) == "19.45"
     assert fmt(D("1E+3")) == "1,000"
+
+
+# --- servers: an accelerator, or an affirmed CPU-only computer ---------------------------------------
+
+
+def test_server_with_no_accelerator_and_no_gpu_count_is_incomplete():
+    # Finding: "DGX B200" saved as a server with nothing recorded was 4A994 and passed to Vietnam.
+    result = classify(PartFigures("NVIDIA DGX B200", "server"))
+    assert (result.eccn, result.status) == (None, "incomplete")
+    assert result.missing == ["accelerator (or affirm the server is CPU-only)"]
+    assert result.figures_used["cpu_only"] == "unknown"
+    assert result.needs_confirmation is False
+
+
+def test_server_affirmed_not_cpu_only_without_an_accelerator_is_incomplete():
+    result = classify(PartFigures("GPU box", "server", cpu_only=False))
+    assert result.missing == ["accelerator (or affirm the server is CPU-only)"]
+
+
+def test_gpu_count_without_accelerator_stays_incomplete_even_if_called_cpu_only():
+    result = classify(PartFigures("HGX server", "server", accelerator_count=8, cpu_only=True))
+    assert (result.status, result.missing) == ("incomplete", ["accelerator"])
+    assert any("contradicts" in line for line in result.reasoning)
+
+
+def test_cpu_only_flag_with_an_accelerator_recorded_is_overruled_by_the_accelerator():
+    result = classify(PartFigures("srv", "server", accelerator=h100(), accelerator_count=8, cpu_only=True))
+    assert result.eccn == "4A090.a"
+    assert any("the accelerator decides" in line for line in result.reasoning)
+
+
+# --- citations and threshold formatting ------------------------------------------------------------
+
+CCL = "15 CFR 774 Supp. 1"
+
+
+@pytest.mark.parametrize(
+    "figures, eccn, citation",
+    [
+        (card(4800), "3A090.a", f"{CCL}, ECCN 3A090.a.1"),
+        (card(2000, 100), "3A090.a", f"{CCL}, ECCN 3A090.a.2"),
+        (card(4000, 800), "3A090.b", f"{CCL}, ECCN 3A090.b.1"),
+        (card(1776, 301), "3A090.b", f"{CCL}, ECCN 3A090.b.2"),
+        (card(1500), "EAR99", f"{CCL}, ECCN 3A090.a and .b"),
+        (card(3000, 500, data_centre=False), "EAR99", f"{CCL}, Note to 3A090"),
+        (PartFigures("srv", "server", accelerator=card(5000)), "4A090.a", f"{CCL}, ECCN 4A090.a"),
+        (PartFigures("srv", "server", accelerator=card(4000, 800)), "4A090.b", f"{CCL}, ECCN 4A090.b"),
+        (PartFigures("CPU box", "server", cpu_only=True), "4A994", f"{CCL}, ECCN 4A994"),
+        (switch(encryption=True, mass_market=True), "5A992.c", f"{CCL}, ECCN 5A992.c"),
+        (switch(encryption=True, mass_market=False), "5A002.a", f"{CCL}, ECCN 5A002.a"),
+        (switch(encryption=False), "5A991", f"{CCL}, ECCN 5A991"),
+        (
+            PartFigures("D", "nic_dpu", accelerator=card(5000), encryption=True, mass_market=True),
+            "5A992.z",
+            f"{CCL}, ECCN 5A992.z",
+        ),
+        (PartFigures("HBM", "other", memory_bandwidth_density=D("3.3")), "3A090.c", f"{CCL}, ECCN 3A090.c"),
+    ],
+)
+def test_the_decisive_line_cites_the_ccl_paragraph(figures, eccn, citation):
+    result = classify(figures)
+    assert result.eccn == eccn
+    assert any(citation in line for line in result.reasoning), result.reasoning
+
+
+def test_tpp_and_pd_lines_cite_the_3a090_technical_notes():
+    result = classify(h100())
+    assert any(line.startswith("dense 8-bit 1,979 TOPS × 8 = 15,832") and "3A090 Technical Note" in line
+               for line in result.reasoning)  # fmt: skip
+    assert any(line.startswith("PD = ") and "3A090 Technical Note" in line for line in result.reasoning)
+
+
+def test_a_pd_just_under_the_threshold_never_prints_equal_to_it():
+    # TPP 2,959.95 / 500 mm² = PD 5.9199: rounded to 2 places it would read "PD 5.92 < 5.92".
+    result = classify(card("2959.95", 500))
+    assert result.eccn == "3A090.b"
+    assert any("1.6 ≤ PD 5.9199 < 5.92 → 3A090.b" in line for line in result.reasoning), result.reasoning
+    assert not any("5.92 < 5.92" in line for line in result.reasoning)
+    assert result.figures_used["pd"] == "5.9199"
+
+
+def test_a_pd_just_over_the_threshold_never_prints_equal_to_it():
+    result = classify(card("1776.12", 300))  # PD 5.9204
+    assert result.eccn == "3A090.a"
+    assert any("PD 5.9204 ≥ 5.92" in line for line in result.reasoning), result.reasoning
+
+
+def test_fmt_against_shows_as_many_places_as_the_comparison_needs():
+    assert fmt_against(D("5.9199"), PD_A) == "5.9199"
+    assert fmt_against(D("5.91999999"), PD_A) == "5.91999999"
+    assert fmt_against(D("5.92"), PD_A) == "5.92"
+    assert fmt_against(D("19.44963"), PD_A) == "19.45"
+    assert fmt_against(D("3.19999"), D("1.6"), D("3.2")) == "3.19999"
+    assert fmt_against(D("1.6"), D("1.6"), D("3.2")) == "1.60"
+
+
+# --- bad figures name themselves ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, figure",
+    [
+        ({"die_area_mm2": D(0)}, "die_area_mm2"),
+        ({"tpp": D(-1)}, "tpp"),
+        ({"tpp": "lots"}, "tpp"),
+        ({"memory_bandwidth_density": D("NaN")}, "memory_bandwidth_density"),
+        ({"dense_tops": {8: "x"}}, "dense_tops"),
+        ({"accelerator_count": -1}, "accelerator_count"),
+    ],
+)
+def test_a_bad_figure_raises_a_figure_error_naming_it(kw, figure):
+    with pytest.raises(FigureError) as caught:
+        PartFigures("x", "accelerator", **kw)
+    assert caught.value.figure == figure

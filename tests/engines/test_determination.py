@@ -370,3 +370,9 @@ def test_engines_import_without_django():
     out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "NLR"
+
+
+@pytest.mark.parametrize("eccn", ["4A090.zz", "5A992c", "9Z999", "4A090.a.", "3A090.ab.1"])
+def test_the_engine_itself_refuses_what_is_not_an_eccn(eccn, data):
+    with pytest.raises(ValueError, match="malformed ECCN"):
+        determine(eccn, "SA", data=data)

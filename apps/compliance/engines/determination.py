@@ -45,6 +45,7 @@ from .countries import (
     groups_of,
     require_known,
 )
+from .eccn import eccn_problem
 
 __all__ = [
     "REASONS_FOR_CONTROL",
@@ -85,7 +86,9 @@ MACAU = "MO"
 CHINA_MACAU_ROWS = frozenset({"CN", "MO"})  # HK uses CN's row
 CASE_BY_CASE_TPP = Decimal(21000)
 
-_ECCN = re.compile(r"^(?P<base>\d[A-E]\d{3})(?:\.(?P<paragraph>[a-z]+)(?:\.[a-z0-9]+)*)?$")
+# The paragraph is one letter (eccn.py checks the whole structure): "4A090.zz" is no ECCN and must
+# not be read as a .z item that could use ACA.
+_ECCN = re.compile(r"^(?P<base>\d[A-E]\d{3})(?:\.(?P<paragraph>[a-z])(?:\.(?:[0-9]+|[a-z]))*)?$")
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ def _parse_eccn(eccn: str) -> tuple[str, str | None]:
     if eccn == "EAR99":
         return "EAR99", None
     match = _ECCN.match(eccn)
-    if not match:
+    if not match or eccn_problem(eccn):
         raise ValueError(f"malformed ECCN {eccn!r}: expected e.g. '3A090.a', '5A992.c' or 'EAR99'")
     return match["base"], match["paragraph"]
 

@@ -10,11 +10,8 @@ from apps.core.countries import validate_country
 from apps.core.fields import CurrencyField
 from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
 
-
-def normalise_eccn(value: str) -> str:
-    """'4a090.A' → '4A090.a': the entry in capitals, paragraphs in lower case (EAR99 stays)."""
-    head, _, rest = value.strip().partition(".")
-    return head.upper() + (f".{rest.lower()}" if rest else "")
+# normalise_eccn lives in the pure engines.eccn module; it stays importable from here.
+from ..engines.eccn import eccn_problem, normalise_eccn
 
 
 class Licence(AuditedModel, TimeStampedModel):
@@ -66,7 +63,9 @@ class Licence(AuditedModel, TimeStampedModel):
 
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
-        return Q(licensee_id=organisation_id) | Q(consignee_id=organisation_id) | Q(end_user_id=organisation_id)
+        return (
+            Q(licensee_id=organisation_id) | Q(consignee_id=organisation_id) | Q(end_user_id=organisation_id)
+        )
 
     def clean(self) -> None:
         errors = {}
@@ -77,6 +76,10 @@ class Licence(AuditedModel, TimeStampedModel):
                 errors["destination_countries"] = exc.messages[0]
         if not self.eccn_list:
             errors["eccns"] = "Name at least one ECCN."
+        elif problems := [p for e in self.eccn_list if (p := eccn_problem(e))]:
+            errors["eccns"] = " ".join(problems)
+        else:
+            self.eccns = ", ".join(self.eccn_list)
         if self.valid_from and self.expires_on and self.expires_on < self.valid_from:
             errors["expires_on"] = "The licence expires before it starts."
         if errors:

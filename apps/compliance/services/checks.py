@@ -976,6 +976,8 @@ def _resolve_with_licence(hold, check, shipment, licence_number: str, actor) -> 
         LicenceDrawdown.objects.create(
             licence=licence, compliance_check=check, line=line, quantity=line.quantity, value=value
         )
+        # Documents read the line's licence from the check.
+        check.line_results.filter(line=line).update(licence=licence)
     # Otherwise the licence is newer than the check: the re-check `_settle` queues draws on it.
     return licence
 

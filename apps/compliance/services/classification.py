@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+import logging
+from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -10,36 +11,68 @@ from django.db import transaction
 from apps.accounts.models import User
 from apps.catalog.models import Part
 
-from ..engines.classification import Classification, PartFigures, classify
+from ..engines.classification import Classification, FigureError, PartFigures, cite, classify
+from ..engines.eccn import eccn_problem, is_known_eccn, normalise_eccn
 from ..models import ClassificationSource, PartClassification
-from ..models.licences import normalise_eccn
+
+logger = logging.getLogger(__name__)
 
 
 def part_figures(part: Part, *, _depth: int = 0) -> PartFigures:
-    """Adapt a catalogue part to the engine's inputs."""
-    attrs = part.attributes or {}
+    """Adapt a catalogue part to the engine's inputs. Raises ``FigureError`` naming a bad figure.
+
+    ``data_centre`` is passed as stored: the engine reads "unknown" as a data-centre item (the
+    conservative reading of the note to 3A090) and says so in its reasoning.
+    """
     accelerator = None
     if part.accelerator_id and _depth == 0:
-        accelerator = part_figures(part.accelerator, _depth=1)
+        try:
+            accelerator = part_figures(part.accelerator, _depth=1)
+        except FigureError as exc:
+            raise type(exc)(f"accelerator.{exc.figure}", f"accelerator: {exc}") from exc
     return PartFigures(
         name=str(part),
         category=part.category,
         tpp=part.tpp,
-        dense_tops={int(bits): Decimal(str(v)) for bits, v in (part.dense_tops or {}).items()},
+        dense_tops=_dense_tops(part.dense_tops),
         die_area_mm2=part.die_area_mm2,
-        data_centre=attrs.get("data_centre", True if part.category in ("accelerator", "server") else None),
+        data_centre=part.data_centre,
         accelerator=accelerator,
         accelerator_count=part.gpus_per_server,
-        encryption=attrs.get("encryption"),
-        mass_market=attrs.get("mass_market"),
-        memory_bandwidth_density=(
-            Decimal(str(attrs["memory_bandwidth_density"])) if attrs.get("memory_bandwidth_density") else None
-        ),
+        encryption=part.encryption,
+        mass_market=part.mass_market,
+        memory_bandwidth_density=part.memory_bandwidth_density,
+        cpu_only=part.cpu_only,
     )
 
 
+def _dense_tops(value: object) -> dict[int, Decimal]:
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise FigureError("dense_tops", f"dense_tops is not an object of bit length to figure: {value!r}")
+    try:
+        return {int(bits): Decimal(str(tops)) for bits, tops in value.items()}
+    except (ValueError, TypeError, InvalidOperation) as exc:
+        raise FigureError("dense_tops", f"dense_tops holds a value that is not a number: {value!r}") from exc
+
+
 def engine_classification(part: Part) -> Classification:
-    return classify(part_figures(part))
+    """The engine's answer; a stored figure it cannot use gives an incomplete answer naming it."""
+    try:
+        return classify(part_figures(part))
+    except (ValueError, TypeError, ArithmeticError) as exc:
+        # Validation keeps bad figures out today, but rows stored before it (or written around it)
+        # must hold a shipment for a person to fix, not crash the check.
+        figure = getattr(exc, "figure", "") or "a stored figure"
+        logger.warning("Part %s: classification refused figure %s: %s", part.pk, figure, exc)
+        return Classification(
+            eccn=None,
+            status="incomplete",
+            reasoning=[f"{figure}: {exc} — correct it on the part; the engine cannot use it"],
+            figures_used={"category": part.category},
+            missing=[figure],
+        )
 
 
 def current_classification(part: Part) -> PartClassification | None:
@@ -53,42 +86,50 @@ def part_classify(*, part: Part, actor: User | None = None) -> PartClassificatio
     current = PartClassification.objects.select_for_update().filter(part=part, is_current=True).first()
     if current is not None and current.source == ClassificationSource.OFFICER:
         return current
-    if current is not None and (current.eccn, current.reasoning, current.rule_version) == (
-        result.eccn or "",
-        result.reasoning,
-        result.rule_version,
-    ):
-        return current
-    return _make_current(
-        part,
-        current,
-        PartClassification(
-            part=part,
-            eccn=result.eccn or "",
-            is_complete=result.status == "classified",
-            source=ClassificationSource.ENGINE,
-            reasoning=result.reasoning,
-            figures_used=result.figures_used,
-            missing=result.missing,
-            rule_version=result.rule_version,
-            created_by=actor,
-        ),
+    new = PartClassification(
+        part=part,
+        eccn=result.eccn or "",
+        is_complete=result.status == "classified",
+        needs_confirmation=result.needs_confirmation,
+        source=ClassificationSource.ENGINE,
+        reasoning=result.reasoning,
+        figures_used=result.figures_used,
+        missing=result.missing,
+        rule_version=result.rule_version,
+        created_by=actor,
     )
+    if current is not None and _same_answer(current, new):
+        return current
+    by = f"the classification engine ({result.rule_version})" + (f", run by {_name(actor)}" if actor else "")
+    return _make_current(part, current, new, actor=actor, by=by)
 
 
 @transaction.atomic
 def part_classification_override(*, part: Part, eccn: str, reason: str, actor: User) -> PartClassification:
-    """A compliance officer's classification; the reason is mandatory and kept with it."""
+    """A compliance officer's classification; the reason is mandatory and kept with it.
+
+    The ECCN must have the real structure (``engines.eccn.eccn_problem``). One outside the entries
+    Rackpass's rules know (``KNOWN_ECCNS``) is accepted — the CCL is larger than what Rackpass
+    ships, and the officer is the authority — but the row says so, and the licence determination
+    treats an entry it has no reasons for control for as "licence required" until checked.
+    """
     eccn = normalise_eccn(eccn or "")
     errors = {}
-    if not eccn or not (eccn == "EAR99" or (len(eccn) >= 5 and eccn[0].isdigit() and eccn[1].isalpha())):
-        errors["eccn"] = "Give an ECCN such as 4A090.a, 5A992.c or EAR99."
+    if problem := eccn_problem(eccn):
+        errors["eccn"] = problem
     if not (reason or "").strip():
         errors["reason"] = "Say why the engine's classification is overridden."
     if errors:
         raise ValidationError(errors)
     current = PartClassification.objects.select_for_update().filter(part=part, is_current=True).first()
     engine = engine_classification(part)
+    reasoning = [f"Classified {eccn} by {_name(actor)}: {reason.strip()}"]
+    if not is_known_eccn(eccn):
+        reasoning.append(
+            f"Note: {eccn} is not one of the entries Rackpass's rules know; the licence determination "
+            f"may ask for a licence until its requirements are checked by hand {cite(eccn)}"
+        )
+    reasoning += [f"Engine ({engine.rule_version}) said: {line}" for line in engine.reasoning]
     return _make_current(
         part,
         current,
@@ -96,25 +137,58 @@ def part_classification_override(*, part: Part, eccn: str, reason: str, actor: U
             part=part,
             eccn=eccn,
             is_complete=True,
+            needs_confirmation=False,  # the officer's classification is the confirmation
             source=ClassificationSource.OFFICER,
-            reasoning=[
-                f"Classified {eccn} by {actor.get_full_name() or actor.username}: {reason.strip()}",
-                *(f"Engine ({engine.rule_version}) said: {line}" for line in engine.reasoning),
-            ],
+            reasoning=reasoning,
             figures_used=engine.figures_used,
             missing=[],
             rule_version=engine.rule_version,
             override_reason=reason.strip(),
             created_by=actor,
         ),
+        actor=actor,
+        by=f"compliance officer {_name(actor)} ({reason.strip()})",
     )
 
 
+def _same_answer(current: PartClassification, new: PartClassification) -> bool:
+    fields = (
+        "eccn",
+        "is_complete",
+        "needs_confirmation",
+        "reasoning",
+        "missing",
+        "figures_used",
+        "rule_version",
+    )
+    return all(getattr(current, name) == getattr(new, name) for name in fields)
+
+
+def _decision(row: PartClassification) -> str:
+    if not row.is_complete or not row.eccn:
+        return "incomplete" + (f" (missing {', '.join(row.missing)})" if row.missing else "")
+    return row.eccn + (" (a default — needs an officer's confirmation)" if row.needs_confirmation else "")
+
+
+def _name(actor: User | None) -> str:
+    return (actor.get_full_name() or actor.username) if actor is not None else "the system"
+
+
 def _make_current(
-    part: Part, current: PartClassification | None, new: PartClassification
+    part: Part, current: PartClassification | None, new: PartClassification, *, actor: User | None, by: str
 ) -> PartClassification:
     if current is not None:
         PartClassification.objects.filter(pk=current.pk).update(is_current=False)
     new.full_clean()
     new.save()
+    decided = ("eccn", "is_complete", "needs_confirmation")
+    if current is not None and any(getattr(current, f) != getattr(new, f) for f in decided):
+        from .checks import part_classification_changed
+
+        part_classification_changed(
+            part=part,
+            actor=actor,
+            reason=f"The export classification of {part} changed from {_decision(current)} to "
+            f"{_decision(new)}, by {by}.",
+        )
     return new
