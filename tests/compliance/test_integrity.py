@@ -523,3 +523,48 @@ def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
     assert [d.quantity for d in active_drawdowns(saudi_licence)] == [2]
     assert check.line_results.get().licence_id == saudi_licence.pk
     assert status_of(shipment) == "approved"
+
+
+@pytest.mark.parametrize("country, city", [("VN", "Hanoi"), ("CN", "Shanghai")])
+def test_a_server_saved_without_its_accelerator_never_passes(ship, coordinator, country, city):
+    from tests.factories import PartFactory
+
+    b200 = PartFactory(part_number="DGXB-G1440+P2EDI36", name="DGX B200", category="server", hs_code="847150")
+    consignee = OrganisationFactory(kind="customer", legal_name=f"{city} AI", country=country, city=city)
+    shipment = ship({"consignee": consignee}, country, city, [(b200, 1)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    assert check.result == "hold" and status_of(shipment) == "on_hold"
+    reason = check.hold_reasons.get(kind=HoldKind.CLASSIFICATION)
+    assert "accelerator" in reason.text and "4A994" not in check.line_results.get().eccn
+
+
+def test_a_string_flag_in_attributes_is_refused_at_input_not_a_500_later(coordinator, api_as, h100):
+    part = api_as(coordinator).get(f"/api/v1/parts/{h100.pk}/").json()
+    response = api_as(coordinator).patch(
+        f"/api/v1/parts/{h100.pk}/", {"attributes": {"data_centre": "false"}}, format="json"
+    )
+    assert response.status_code == 400 and "attributes" in response.json(), part
+    ok = api_as(coordinator).patch(f"/api/v1/parts/{h100.pk}/", {"data_centre": False}, format="json")
+    assert ok.status_code == 200 and ok.json()["data_centre"] is False
+    assert (
+        api_as(coordinator).post("/api/v1/classifications/run/", {"part": h100.pk}, format="json").status_code
+        == 200
+    )
+
+
+def test_the_check_reads_the_parts_data_centre_flag(ship, coordinator):
+    from tests.factories import PartFactory
+
+    workstation_gpu = PartFactory(
+        part_number="RTX-X",
+        name="Workstation GPU",
+        category="accelerator",
+        hs_code="847330",
+        tpp=Decimal("5000"),
+        die_area_mm2=Decimal("600"),
+        data_centre=False,
+    )
+    hanoi = OrganisationFactory(kind="customer", legal_name="Hanoi Studio", country="VN", city="Hanoi")
+    shipment = ship({"consignee": hanoi}, "VN", "Hanoi", [(workstation_gpu, 1)])
+    line = services.compliance_check_run(shipment=shipment, actor=coordinator).line_results.get()
+    assert line.eccn == "3A090.a" and line.outcome == "licence_exception" and line.licence_exception == "ACA"
