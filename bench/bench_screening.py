@@ -1,6 +1,6 @@
-"""Screening names against the real CSL and 100,000 generated entries: the index beside a full scan.
+"""Screening names: the index beside a full scan (real CSL, 100,000 entries), the API beside the engine.
 
-Pure Python; the database is not used. Three parts:
+Parts (a) to (c) are pure Python (no database); part (d) goes through the whole Django stack.
 
 (a) the real Consolidated Screening List (`../shared/data/csl/consolidated-2026-07-31.json`,
     skipped with a note when absent): parse, build the index, screen 500 names one by one (250
@@ -12,18 +12,26 @@ Pure Python; the database is not used. Three parts:
     and 6 through the full scan;
 (c) re-screening 10,000 parties (one or two names and a country each) against the real list,
     as after a list update: the total through the index, and the full scan timed on a sample of
-    parties and extrapolated to 10,000 (said so in the table).
+    parties and extrapolated to 10,000 (said so in the table);
+(d) the ad hoc screening API, `POST /api/v1/screenings/` with a partner's API token through DRF's
+    APIClient (token auth, throttle, the screening and its hits stored, the JSON answer), beside
+    the engine alone (`ScreeningIndex.search()` on the same index), name by name and alternately,
+    with the real list (else 25,000 generated entries) stored in the database: 200 names (100
+    listed names perturbed once, 100 made-up). Then where one request's time goes.
 
 Correctness (fails the run): for every name or party given to both, the index and the full scan
 return the same hits (entry, score, matched name, query name, country evidence), in the same
-order; the real list parses without errors.
+order; the real list parses without errors; every API answer is a 201 holding the engine's hits
+(same entries, same order); the SQL queries per API request are the same for every name.
 
-Timing (printed only): milliseconds per searched name (p50, p95, max), index build seconds.
+Timing (printed only): milliseconds per searched name or request (p50, p95, max), index build
+seconds.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import random
 import statistics
 import time
@@ -33,7 +41,7 @@ from typing import Any
 
 from apps.compliance.screening.matcher import FullScan, Hit, ListEntry, ScreeningIndex
 from apps.compliance.screening.parsers import parse_csl_json
-from bench.harness import Report
+from bench.harness import Report, interleaved, round_robin
 
 REAL_LIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "csl" / "consolidated-2026-07-31.json"
 SEED = 20261202
@@ -43,6 +51,9 @@ NAIVE_QUERIES_GENERATED = 6
 GENERATED_ENTRIES = 100_000
 PARTIES = 10_000
 NAIVE_PARTIES = 12
+API_NAMES = 200
+API_FALLBACK_ENTRIES = 25_000  # stored for part (d) when the real list is absent
+BREAKDOWN_TURNS = 40
 THRESHOLD = 0.80
 HIGH_RECALL = 0.60
 
@@ -180,8 +191,13 @@ COUNTRIES = [
 
 
 def run(report: Report) -> None:
+    parts = os.environ.get("RACKPASS_BENCH_SCREENING_PARTS", "abcd")
     rng = random.Random(SEED)
     words = _Words(rng)
+    if parts == "d":  # only the API beside the engine (the real list is still parsed)
+        entries = parse_csl_json(REAL_LIST.read_bytes()).entries if REAL_LIST.exists() else None
+        _api(report, entries or _generated_list(words, rng, API_FALLBACK_ENTRIES), words, rng)
+        return
     if REAL_LIST.exists():
         real_entries = _real_list(report)
         _screen(report, "real CSL", real_entries, words, rng, NAIVE_QUERIES_REAL, quality=True)
@@ -192,6 +208,9 @@ def run(report: Report) -> None:
     _screen(report, "generated", generated, words, rng, NAIVE_QUERIES_GENERATED, quality=False)
     if real_entries is not None:
         _rescreen(report, real_entries, words, rng)
+    api_entries = real_entries or generated[:API_FALLBACK_ENTRIES]
+    del generated  # part (d) runs with what a web process holds: one list's index, not 100,000 more
+    _api(report, api_entries, words, rng)
     report.note(
         "ms per name: one ScreeningIndex.search() (or FullScan.search()) call with a single name, "
         "no country, threshold 0.80, limit 20; p50/p95/max over the names searched."
@@ -346,6 +365,172 @@ def _rescreen(report: Report, entries: list[ListEntry], words: _Words, rng: rand
     )
 
 
+def _api(report: Report, entries: list[ListEntry], words: _Words, rng: random.Random) -> None:
+    """(d) POST /api/v1/screenings/ beside the engine, name by name, in the same run."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.compliance.api.serializers import ScreeningSerializer
+    from apps.compliance.services import screening as screening_services
+
+    client, user = _api_client()
+    list_label = _store_list(entries)
+    gc.collect()
+    index, build_s = _timed(lambda: screening_services.active_index()[0])
+    names = [_perturbed(rng, words, entries)[0] for _ in range(API_NAMES // 2)]
+    names += [words.party_name() for _ in range(API_NAMES - len(names))]
+    rng.shuffle(names)
+
+    def post(name: str) -> Any:
+        return client.post("/api/v1/screenings/", {"name": name}, format="json")
+
+    post("warm up: the token's last use and the first request's imports")
+    engine_hits: dict[str, list[Hit]] = {}
+    answers: dict[str, Any] = {}
+
+    def engine(name: str) -> Callable[[], None]:
+        return lambda: engine_hits.__setitem__(name, index.search([name], threshold=THRESHOLD))
+
+    def api(name: str) -> Callable[[], None]:
+        return lambda: answers.__setitem__(name, post(name))
+
+    engine_t, api_t = interleaved([engine(n) for n in names], [api(n) for n in names])
+
+    def same_hits(name: str) -> bool:
+        answer = answers[name]
+        if answer.status_code != 201:
+            return False
+        stored = sorted((h["entry_name"], h["matched_name"], h["score"]) for h in answer.json()["hits"])
+        found = sorted(
+            (index.get(h.entry_id).name, h.matched_name, f"{h.score:.4f}") for h in engine_hits[name]
+        )
+        return stored == found
+
+    wrong = [n for n in names if not same_hits(n)]
+    report.check(not wrong, f"API: answers differ from the engine's hits (or failed) for {wrong[:5]}")
+
+    # Queries per request: one number for the names with hits, one for those without (no insert
+    # of hits), whatever the number of hits.
+    counts: dict[bool, set[int]] = {False: set(), True: set()}
+    for name in names[:40]:
+        with CaptureQueriesContext(connection) as queries:
+            post(name)
+        counts[bool(engine_hits[name])].add(len(queries.captured_queries))
+    report.check(
+        all(len(c) <= 1 for c in counts.values()),
+        f"API: the SQL queries per request vary with the name: {counts}",
+    )
+
+    title = f"the screening API beside the engine ({list_label}; {connection.vendor})"
+    hits = [len(engine_hits[n]) for n in names]
+    api_ms, engine_ms = sorted(t * 1000 for t in api_t.samples), sorted(t * 1000 for t in engine_t.samples)
+    over = [(a - e) * 1000 for a, e in zip(api_t.samples, engine_t.samples, strict=True)]
+    report.row(title, what="engine: ScreeningIndex.search()", names=len(names), **_ms(engine_t.samples))
+    report.row(
+        title,
+        what="API: POST /api/v1/screenings/",
+        names=len(names),
+        **_ms(api_t.samples),
+        queries=" / ".join(
+            f"{', '.join(map(str, sorted(c)))} ({'hits' if with_hits else 'no hit'})"
+            for with_hits, c in sorted(counts.items())
+            if c
+        ),
+    )
+    report.row(
+        title, what="API minus engine, name by name", names=len(names), **_ms([o / 1000 for o in over])
+    )
+    for with_hits in (True, False):
+        subset = [o / 1000 for n, o in zip(names, over, strict=True) if bool(engine_hits[n]) == with_hits]
+        if subset:
+            what = "  of which names with hits" if with_hits else "  of which names without a hit"
+            report.row(title, what=what, names=len(subset), **_ms(subset))
+    report.row(
+        title,
+        what="ratio API / engine (p50, p95)",
+        names=len(names),
+        p50_ms=f"{statistics.median(api_ms) / statistics.median(engine_ms):.1f}x",
+        p95_ms=f"{_p95(api_ms) / _p95(engine_ms):.1f}x",
+    )
+    report.note(
+        f"(d) index built in {build_s:.1f} s from the database; names hit 0 to {max(hits)} entries "
+        f"(median {statistics.median(hits):.0f}); the API's engine time is inside its request time."
+    )
+
+    # Where one request's time goes: each step alone, taking turns, for a name with several hits.
+    name = max(names[:40], key=lambda n: (len(engine_hits[n]), n))
+    threshold = screening_services.default_threshold()
+    recorded = screening_services.adhoc_screen(names=[name], actor=user)
+    steps = round_robin(
+        {
+            "whole request": lambda: post(name),
+            "active_index(): which lists are active (cached index)": screening_services.active_index,
+            "engine search": lambda: index.search([name], threshold=float(threshold)),
+            "adhoc_screen(): search + store (transaction, inserts)": lambda: screening_services.adhoc_screen(
+                names=[name], actor=user
+            ),
+            "ScreeningSerializer(...).data": lambda: ScreeningSerializer(recorded).data,
+            "for comparison: GET /api/v1/me/ (token auth, throttle, no work)": lambda: client.get(
+                "/api/v1/me/"
+            ),
+        },
+        repeat=BREAKDOWN_TURNS,
+    )
+    whole = steps["whole request"].median_ms
+    title = (
+        f"where a POST's time goes ({len(engine_hits[name])} hits; "
+        f"median ms of {BREAKDOWN_TURNS}, each step alone)"
+    )
+    for step, timing in steps.items():
+        report.row(
+            title, step=step, median_ms=f"{timing.median_ms:.2f}", share=f"{timing.median_ms / whole:.0%}"
+        )
+
+
+def _api_client() -> tuple[Any, Any]:
+    """A partner's API client with a token (partners screen names ad hoc), and the user."""
+    from rest_framework.test import APIClient
+
+    from apps.accounts.models import Organisation, OrganisationKind, User
+    from apps.accounts.roles import Role
+    from apps.accounts.services import api_token_create
+
+    Organisation.objects.create(
+        kind=OrganisationKind.OPERATOR,
+        legal_name="Bench Operator",
+        address_line1="1 Main St",
+        city="Palo Alto",
+        country="US",
+    )
+    partner = Organisation.objects.create(
+        kind=OrganisationKind.FREIGHT_FORWARDER,
+        legal_name="Bench Forwarder Pte. Ltd.",
+        address_line1="1 Harbour Rd",
+        city="Singapore",
+        country="SG",
+    )
+    user = User.objects.create(username="bench-partner", organisation=partner, role=Role.PARTNER)
+    _, key = api_token_create(user=user, name="bench")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client, user
+
+
+def _store_list(entries: list[ListEntry]) -> str:
+    """Store the entries as the one active list edition, as an import would."""
+    from apps.compliance.models import ScreeningList, ScreeningListEntry
+    from apps.compliance.services import screening as screening_services
+
+    stored = ScreeningList.objects.create(
+        name="Bench list", source_format="csl_json", version="bench", entry_count=len(entries)
+    )
+    ScreeningListEntry.objects.bulk_create(
+        [screening_services._entry_row(stored, entry) for entry in entries], batch_size=2000
+    )
+    screening_services.invalidate_index()
+    return f"{len(entries):,} entries"
+
+
 # --- queries and generated lists ---------------------------------------------------------------
 
 
@@ -469,8 +654,11 @@ def _key(hits: list[Hit]) -> list[tuple[Any, ...]]:
 
 def _ms(samples: list[float]) -> dict[str, str]:
     ms = sorted(s * 1000 for s in samples)
-    p95 = statistics.quantiles(ms, n=20, method="inclusive")[-1] if len(ms) > 1 else ms[0]
-    return {"p50_ms": f"{statistics.median(ms):.2f}", "p95_ms": f"{p95:.2f}", "max_ms": f"{ms[-1]:.2f}"}
+    return {"p50_ms": f"{statistics.median(ms):.2f}", "p95_ms": f"{_p95(ms):.2f}", "max_ms": f"{ms[-1]:.2f}"}
+
+
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1] if len(values) > 1 else values[0]
 
 
 def _timed(build: Callable[[], Any]) -> tuple[Any, float]:

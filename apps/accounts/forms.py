@@ -1,9 +1,20 @@
 from django import forms
 
-from .models import ApiToken, Contact, Organisation, Registration
+from .models import ApiToken, Contact, Organisation, OrganisationKind, Registration
 
 
 class OrganisationForm(forms.ModelForm):
+    """An organisation's details; the operator's compliance settings appear for administrators."""
+
+    settings_fields = ("block_reversal_needs_second_officer",)
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        is_operator = self.instance.pk is not None and self.instance.kind == OrganisationKind.OPERATOR
+        if not (is_operator and user is not None and user.can("compliance.settings")):
+            for name in self.settings_fields:
+                del self.fields[name]
+
     class Meta:
         model = Organisation
         fields = [
@@ -19,6 +30,7 @@ class OrganisationForm(forms.ModelForm):
             "website",
             "notes",
             "is_active",
+            "block_reversal_needs_second_officer",
         ]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 

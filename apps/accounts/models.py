@@ -44,6 +44,15 @@ class Organisation(AuditedModel, TimeStampedModel):
     website = models.URLField(blank=True)
     notes = models.TextField(blank=True)
     is_active = models.BooleanField(default=True)
+    block_reversal_needs_second_officer = models.BooleanField(
+        "block reversal needs a second officer",
+        default=True,
+        help_text=(
+            "Four eyes: lifting a blocked party (reversing a confirmed screening match) needs a second "
+            "compliance officer's approval. Read from the operator organisation, whose officers decide; "
+            "only an administrator changes it."
+        ),
+    )
 
     objects = OrgScopedQuerySet.as_manager()
 
@@ -65,6 +74,29 @@ class Organisation(AuditedModel, TimeStampedModel):
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
         return Q(pk=organisation_id)
+
+    @property
+    def active_blocks(self) -> list:
+        """The blocks in force on this party (compliance's PartyBlocks, through their `blocks`
+        relation): those prefetched by `active_blocks_prefetch()`, else read now."""
+        prefetched = self.__dict__.get("_active_blocks")
+        if prefetched is not None:
+            return prefetched
+        return list(self.blocks.filter(lifted_at__isnull=True).select_related("lift_requested_by"))
+
+    @classmethod
+    def active_blocks_prefetch(cls, *related: str) -> models.Prefetch:
+        """Prefetch each organisation's blocks in force (with `related` joined) into
+        `active_blocks`. Reached through the reverse relation, so accounts imports nothing from
+        compliance."""
+        block_model = cls.blocks.rel.related_model
+        blocks = block_model.objects.filter(lifted_at__isnull=True).select_related(*related)
+        return models.Prefetch("blocks", queryset=blocks.order_by("created_at"), to_attr="_active_blocks")
+
+    @property
+    def is_blocked(self) -> bool:
+        """A confirmed restricted-party match blocks the organisation until it is reversed."""
+        return bool(self.active_blocks)
 
     @property
     def address_lines(self) -> list[str]:

@@ -41,6 +41,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "compliance.view": ALL_ROLES,
     "compliance.run": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "compliance.review": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    # Compliance settings of the operator (e.g. four eyes for lifting a blocked party).
+    "compliance.settings": frozenset({Role.ADMIN}),
     "screening.adhoc": ALL_ROLES,
     "tasks.view": ALL_ROLES,
     "documents.view": ALL_ROLES,

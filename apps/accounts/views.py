@@ -14,7 +14,7 @@ from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMi
 from . import services
 from .filters import OrganisationFilter
 from .forms import ApiTokenForm, ContactForm, OrganisationForm, RegistrationForm
-from .models import ApiToken, Organisation
+from .models import ApiToken, Organisation, OrganisationKind
 from .permissions import CapabilityRequiredMixin
 
 
@@ -81,17 +81,44 @@ class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
     template_name = "accounts/organisation_detail.html"
 
     def get_queryset(self):
-        return super().get_queryset().prefetch_related("registrations", "contacts", "users")
+        return (
+            super()
+            .get_queryset()
+            .prefetch_related(
+                "registrations", "contacts", "users", Organisation.active_blocks_prefetch("lift_requested_by")
+            )
+        )
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["can_edit"] = self.request.user.can("organisations.edit") and (
-            Organisation.objects.visible_to(self.request.user, CHANGE).filter(pk=self.object.pk).exists()
+        user = self.request.user
+        context["can_edit"] = user.can("organisations.edit") and (
+            Organisation.objects.visible_to(user, CHANGE).filter(pk=self.object.pk).exists()
         )
+        if self.object.active_blocks:
+            context["can_review"] = user.can("compliance.review")
+            context["needs_second_officer"] = _operator_needs_second_officer(user)
         return context
 
 
-class OrganisationCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
+def _operator_needs_second_officer(user) -> bool:
+    """The operator's four-eyes setting, from the user's own organisation when it is the operator."""
+    if user.organisation_id is not None and user.organisation.kind == OrganisationKind.OPERATOR:
+        return user.organisation.block_reversal_needs_second_officer
+    value = (
+        Organisation.objects.filter(kind=OrganisationKind.OPERATOR)
+        .values_list("block_reversal_needs_second_officer", flat=True)
+        .first()
+    )
+    return True if value is None else value
+
+
+class _OrganisationFormMixin:
+    def get_form_kwargs(self):
+        return {**super().get_form_kwargs(), "user": self.request.user}
+
+
+class OrganisationCreateView(_OrganisationFormMixin, ScopedQuerysetMixin, ServiceFormMixin, CreateView):
     capability = "organisations.edit"
     model = Organisation
     form_class = OrganisationForm
@@ -103,7 +130,7 @@ class OrganisationCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
         return organisation
 
 
-class OrganisationUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
+class OrganisationUpdateView(_OrganisationFormMixin, ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
     scope_action = CHANGE  # editing needs change rights, not just visibility
     capability = "organisations.edit"
     model = Organisation

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, F, Prefetch, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.generic import TemplateView
 
@@ -17,18 +18,20 @@ from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment, ShipmentStatus
 
 from . import services
-from .api.views import task_status
+from .api.views import task_status, visible_licence_ids
 from .engines.countries import chart_marks_for, groups_of
 from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
 from .models import (
     CheckLineResult,
-    HitStatus,
+    HoldKind,
     HoldReason,
     Licence,
     PartClassification,
+    PartyBlock,
     ScreeningHit,
     ScreeningList,
 )
+from .services.checks import NOTE_KINDS, UNRESOLVABLE
 
 
 class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
@@ -37,10 +40,10 @@ class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["hits"] = list(
-            ScreeningHit.objects.filter(status=HitStatus.OPEN)
-            .select_related("entry", "screening__organisation")
-            .order_by("-score", "id")[:200]
+        # Organisations' open hits, once per organisation and listed entry (never ad hoc ones),
+        # with the shipments under way that name the organisation.
+        context["hits"] = services.attach_shipments(
+            list(services.review_queue().order_by("-score", "id")[:200])
         )
         context["holds"] = list(
             HoldReason.objects.filter(resolved_at__isnull=True)
@@ -55,6 +58,12 @@ class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
             .select_related("origin", "destination")
             .order_by("required_by")
         )
+        # Blocks in force; those with a lift request waiting for a second officer first.
+        context["blocks"] = list(
+            PartyBlock.objects.filter(lifted_at__isnull=True)
+            .select_related("organisation", "lift_requested_by")
+            .order_by(F("lift_requested_at").desc(nulls_last=True), "-created_at")[:200]
+        )
         context["decision_form"] = DecisionForm()
         return context
 
@@ -63,7 +72,8 @@ class HitDecisionView(CapabilityRequiredMixin, View):
     capability = "compliance.review"
 
     def post(self, request, pk):
-        hit = get_object_or_404(ScreeningHit, pk=pk)
+        # Ad hoc screenings' hits are not reviewed: only organisations' hits are found here.
+        hit = get_object_or_404(ScreeningHit.objects.filter(organisation__isnull=False), pk=pk)
         form = DecisionForm(request.POST)
         if not form.is_valid():
             messages.error(request, "Choose clear or confirm and give a reason.")
@@ -74,7 +84,46 @@ class HitDecisionView(CapabilityRequiredMixin, View):
                 messages.success(request, f"Hit on {hit.entry.name} {form.cleaned_data['decision']}ed.")
             except ValidationError as exc:
                 messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(request.POST.get("next") or reverse("compliance:queue"))
+        return HttpResponseRedirect(_next(request, reverse("compliance:queue")))
+
+
+class BlockLiftView(CapabilityRequiredMixin, View):
+    """Request, approve, or withdraw/refuse lifting a block (reversing the confirmed match)."""
+
+    capability = "compliance.review"
+    actions = {
+        "request": ("Lift requested; a second compliance officer approves it.", "Block lifted."),
+        "approve": ("Block lifted: the match is reversed.", None),
+        "withdraw": ("Lift request withdrawn; the block stays.", None),
+    }
+
+    def post(self, request, pk):
+        block = get_object_or_404(PartyBlock, pk=pk)
+        action = request.POST.get("action", "")
+        reason = request.POST.get("reason", "")
+        if action not in self.actions:
+            messages.error(request, "Choose to request, approve or withdraw a lift.")
+        else:
+            try:
+                if action == "request":
+                    block = services.block_lift_request(block=block, actor=request.user, reason=reason)
+                elif action == "approve":
+                    block = services.block_lift_approve(block=block, actor=request.user)
+                else:
+                    block = services.block_lift_withdraw(block=block, actor=request.user, reason=reason)
+                pending, lifted = self.actions[action]
+                messages.success(request, lifted if (lifted and not block.is_active) else pending)
+            except ValidationError as exc:
+                messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(_next(request, block.organisation.get_absolute_url()))
+
+
+def _next(request, default: str) -> str:
+    """Where a form posted from a page goes back to: `next` when it is a path of this site."""
+    target = request.POST.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return default
 
 
 def _shipment(request, reference, action="view"):
@@ -98,6 +147,27 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 "hold_reasons__resolved_by",
             ).order_by("-finished_at", "-id")[:10]
         )
+        visible = visible_licence_ids(request.user)
+        for check in checks[:1]:
+            # Partners read the same result with other organisations' licences left out.
+            for reason in check.hold_reasons.all():
+                hidden = (
+                    visible is not None and reason.licence_id is not None and reason.licence_id not in visible
+                )
+                reason.display_text = (
+                    "A licence is required for this line; the exporter's licence does not cover it."
+                    if hidden and reason.kind == HoldKind.LICENCE
+                    else reason.text
+                )
+                reason.display_resolution = (
+                    "Covered by a licence held by the exporter." if hidden else reason.resolution
+                )
+                reason.free_text = reason.kind in NOTE_KINDS or reason.kind == HoldKind.UNCONFIRMED
+                reason.how = UNRESOLVABLE.get(reason.kind, "")
+            for result in check.line_results.all():
+                result.licence_shown = result.licence_id is not None and (
+                    visible is None or result.licence_id in visible
+                )
         return render(
             request,
             "compliance/shipment.html",
@@ -143,7 +213,10 @@ class ResolveHoldView(CapabilityRequiredMixin, View):
         if form.is_valid():
             try:
                 services.hold_reason_resolve(
-                    hold=hold, actor=request.user, resolution=form.cleaned_data["resolution"]
+                    hold=hold,
+                    actor=request.user,
+                    resolution=form.cleaned_data["resolution"],
+                    licence_number=form.cleaned_data["licence_number"],
                 )
                 messages.success(request, "Hold reason resolved.")
             except ValidationError as exc:
@@ -209,8 +282,8 @@ class LicenceListView(CapabilityRequiredMixin, View):
     def get(self, request, form=None, status=200):
         licences = list(
             Licence.objects.visible_to(request.user)
-            .select_related("consignee", "end_user")
-            .annotate(drawdown_count=Count("drawdowns"))
+            .select_related("licensee", "consignee", "end_user")
+            .annotate(drawdown_count=Count("drawdowns", filter=Q(drawdowns__released_at__isnull=True)))
         )
         left = services.remaining(licences)
         for licence in licences:
@@ -232,7 +305,9 @@ class LicenceListView(CapabilityRequiredMixin, View):
         form = LicenceForm(request.POST)
         if form.is_valid():
             try:
-                licence = services.licence_save(licence=Licence(), fields=form.cleaned_data)
+                licence = services.licence_save(
+                    licence=Licence(), fields=form.cleaned_data, actor=request.user
+                )
                 messages.success(request, f"Licence {licence} added.")
                 return HttpResponseRedirect(reverse("compliance:licences"))
             except ValidationError as exc:

@@ -174,6 +174,7 @@ SPECTACULAR_SETTINGS = {
         "FreightModeEnum": "apps.shipments.models.freight.FREIGHT_MODE_CHOICES",
         "DocumentTypeEnum": "apps.documents.models.DocumentType",
         "EndUseFlagEnum": "apps.shipments.models.EndUseFlag",
+        "ScreeningHitStatusEnum": "apps.compliance.models.HitStatus",
     },
 }
 

@@ -20,7 +20,7 @@ def test_operator_staff_see_every_organisation(
 ):
     api = api_as(coordinator)
     api.get("/api/v1/me/")  # touch the token first so the count below is steady
-    with django_assert_num_queries(5):  # token, count, page, registrations, contacts
+    with django_assert_num_queries(6):  # token, count, page, registrations, contacts, blocks in force
         body = api.get("/api/v1/organisations/").json()
     assert body["count"] == 3
 

@@ -21,9 +21,40 @@ class ContactSerializer(serializers.ModelSerializer):
         fields = ["id", "organisation", "name", "job_title", "email", "phone", "is_primary"]
 
 
+class OrganisationBlockSerializer(serializers.Serializer):
+    """A block in force on the organisation: a confirmed restricted-party match. The officers'
+    reasons and the lift request are shown to the operator's staff only."""
+
+    id = serializers.IntegerField()
+    list_kind = serializers.CharField(
+        help_text="entity_list, denied_persons, unverified_list, military_end_user, sanctions"
+    )
+    list_kind_label = serializers.CharField()
+    reason = serializers.CharField(
+        help_text="Why the match was confirmed (operator staff only; empty otherwise)."
+    )
+    since = serializers.DateTimeField(source="created_at")
+    lift_requested_by = serializers.CharField(
+        source="lift_requested_by.username", default=None, allow_null=True
+    )
+    lift_requested_at = serializers.DateTimeField(allow_null=True)
+    lift_reason = serializers.CharField(help_text="Why a lift was requested, while it awaits approval.")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if not (request and request.user.is_operator_staff):
+            data.update(reason="", lift_requested_by=None, lift_requested_at=None, lift_reason="")
+        return data
+
+
 class OrganisationSerializer(serializers.ModelSerializer):
     registrations = RegistrationSerializer(many=True, read_only=True)
     contacts = ContactSerializer(many=True, read_only=True)
+    is_blocked = serializers.BooleanField(
+        read_only=True, help_text="A confirmed restricted-party match blocks the organisation's shipments."
+    )
+    blocks = OrganisationBlockSerializer(many=True, read_only=True, source="active_blocks")
 
     class Meta:
         model = Organisation
@@ -41,12 +72,22 @@ class OrganisationSerializer(serializers.ModelSerializer):
             "website",
             "notes",
             "is_active",
+            "block_reversal_needs_second_officer",
+            "is_blocked",
+            "blocks",
             "registrations",
             "contacts",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
+
+    def validate_block_reversal_needs_second_officer(self, value: bool) -> bool:
+        current = self.instance.block_reversal_needs_second_officer if self.instance else True
+        request = self.context.get("request")
+        if value != current and not (request and request.user.can("compliance.settings")):
+            raise serializers.ValidationError("Only an administrator changes the four-eyes setting.")
+        return value
 
 
 class UserSerializer(serializers.ModelSerializer):

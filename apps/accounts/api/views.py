@@ -29,7 +29,9 @@ class OrganisationViewSet(
 ):
     """Organisations: the operator's staff see all; a partner sees its own."""
 
-    queryset = Organisation.objects.prefetch_related("registrations", "contacts")
+    queryset = Organisation.objects.prefetch_related(
+        "registrations", "contacts", Organisation.active_blocks_prefetch("lift_requested_by")
+    )
     serializer_class = OrganisationSerializer
     filterset_fields = ["kind", "country", "is_active"]
     search_fields = ["legal_name", "trading_name", "city"]

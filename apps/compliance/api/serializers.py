@@ -1,12 +1,14 @@
 from decimal import Decimal
 
+from django.urls import reverse
 from rest_framework import serializers
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part
 from apps.core.countries import COUNTRY_CHOICES
-from apps.shipments.models import EndUseFlag
+from apps.shipments.models import EndUseFlag, PartyRole, ShipmentStatus
 
+from ..engines.eccn import eccn_problem, normalise_eccn
 from ..models import (
     CheckLineResult,
     CheckPartyResult,
@@ -15,10 +17,26 @@ from ..models import (
     Licence,
     LicenceDrawdown,
     PartClassification,
+    PartyBlock,
     Screening,
     ScreeningHit,
     ScreeningList,
 )
+
+
+class EccnField(serializers.CharField):
+    """An ECCN, normalised (4a090.A → 4A090.a) and checked against the real structure."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 20)
+        kwargs.setdefault("help_text", "An ECCN such as 4A090.a, 5A992.c or EAR99 (case is normalised).")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = normalise_eccn(super().to_internal_value(data))
+        if problem := eccn_problem(value):
+            raise serializers.ValidationError(problem)
+        return value
 
 
 class ClassificationSerializer(serializers.ModelSerializer):
@@ -33,6 +51,7 @@ class ClassificationSerializer(serializers.ModelSerializer):
             "part_number",
             "eccn",
             "is_complete",
+            "needs_confirmation",
             "source",
             "reasoning",
             "figures_used",
@@ -47,7 +66,7 @@ class ClassificationSerializer(serializers.ModelSerializer):
 
 class OverrideSerializer(serializers.Serializer):
     part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.all())
-    eccn = serializers.CharField(max_length=20)
+    eccn = EccnField()
     reason = serializers.CharField()
 
 
@@ -56,7 +75,7 @@ class ClassifyRunSerializer(serializers.Serializer):
 
 
 class DeterminationRequestSerializer(serializers.Serializer):
-    eccn = serializers.CharField(max_length=20)
+    eccn = EccnField()
     destination = serializers.CharField(max_length=2, help_text="ISO 3166-1 alpha-2")
     end_user_name = serializers.CharField(required=False, allow_blank=True, default="")
     end_user_country = serializers.ChoiceField(choices=COUNTRY_CHOICES(), required=False)
@@ -78,10 +97,21 @@ class DrawdownSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = LicenceDrawdown
-        fields = ["shipment", "line_number", "quantity", "value", "created_at"]
+        fields = [
+            "shipment",
+            "line_number",
+            "quantity",
+            "value",
+            "created_at",
+            "released_at",
+            "released_reason",
+        ]
 
 
 class LicenceSerializer(serializers.ModelSerializer):
+    licensee = serializers.PrimaryKeyRelatedField(
+        queryset=Organisation.objects.all(), help_text="The exporter the licence was issued to."
+    )
     consignee = serializers.PrimaryKeyRelatedField(queryset=Organisation.objects.all())
     end_user = serializers.PrimaryKeyRelatedField(
         queryset=Organisation.objects.all(), allow_null=True, required=False
@@ -98,6 +128,7 @@ class LicenceSerializer(serializers.ModelSerializer):
             "issuing_authority",
             "eccns",
             "destination_countries",
+            "licensee",
             "consignee",
             "end_user",
             "permitted_quantity",
@@ -150,13 +181,18 @@ class HitSerializer(serializers.ModelSerializer):
     entry_countries = serializers.ListField(source="entry.countries", child=serializers.CharField())
     entry_programs = serializers.ListField(source="entry.programs", child=serializers.CharField())
     license_requirement = serializers.CharField(source="entry.license_requirement")
-    organisation = serializers.CharField(source="screening.organisation", default=None)
+    organisation = serializers.CharField(source="organisation.legal_name", default=None)
+    list_entry_id = serializers.CharField(
+        read_only=True, help_text="The list's own id of the entry, the same in every edition of the list."
+    )
 
     class Meta:
         model = ScreeningHit
         fields = [
             "id",
             "organisation",
+            "organisation_id",
+            "list_entry_id",
             "query_name",
             "matched_name",
             "score",
@@ -174,8 +210,32 @@ class HitSerializer(serializers.ModelSerializer):
         ]
 
 
+class PartyShipmentSerializer(serializers.Serializer):
+    """A shipment under way that names the hit's organisation, and the organisation's roles in it."""
+
+    reference = serializers.CharField()
+    status = serializers.ChoiceField(choices=ShipmentStatus.choices)
+    roles = serializers.ListField(child=serializers.ChoiceField(choices=PartyRole.choices))
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, obj) -> str:
+        path = reverse("api:shipment-detail", args=[obj.reference])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class QueueHitSerializer(HitSerializer):
+    """A hit in the review queue, with the shipments its organisation is named in (not delivered
+    or cancelled ones)."""
+
+    shipments = PartyShipmentSerializer(many=True, read_only=True)
+
+    class Meta(HitSerializer.Meta):
+        fields = [*HitSerializer.Meta.fields, "shipments"]
+
+
 class ScreeningSerializer(serializers.ModelSerializer):
-    hits = HitSerializer(many=True, read_only=True)
+    hits = HitSerializer(many=True, read_only=True, source="hit_list")
     note = serializers.SerializerMethodField()
 
     class Meta:
@@ -213,17 +273,118 @@ class DecisionSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+class PartyBlockSerializer(serializers.ModelSerializer):
+    """A party blocked by a confirmed match, and where lifting it stands."""
+
+    organisation_name = serializers.CharField(source="organisation.legal_name", read_only=True)
+    list_kind_label = serializers.CharField(read_only=True)
+    since = serializers.DateTimeField(source="created_at", read_only=True)
+    list_entry_id = serializers.CharField(source="hit.list_entry_id", read_only=True)
+    entry_name = serializers.CharField(source="hit.entry.name", read_only=True)
+    entry_source = serializers.CharField(source="hit.entry.source", read_only=True)
+    is_active = serializers.BooleanField(read_only=True)
+    lift_requested_by = serializers.CharField(
+        source="lift_requested_by.username", default=None, read_only=True
+    )
+    lifted_by = serializers.CharField(source="lifted_by.username", default=None, read_only=True)
+    needs_second_officer = serializers.SerializerMethodField(
+        help_text="Whether a lift needs a second officer's approval (the operator's four-eyes setting)."
+    )
+
+    class Meta:
+        model = PartyBlock
+        fields = [
+            "id",
+            "organisation",
+            "organisation_name",
+            "list_kind",
+            "list_kind_label",
+            "reason",
+            "since",
+            "hit",
+            "list_entry_id",
+            "entry_name",
+            "entry_source",
+            "is_active",
+            "lift_requested_by",
+            "lift_requested_at",
+            "lift_reason",
+            "lifted_by",
+            "lifted_at",
+            "needs_second_officer",
+        ]
+        read_only_fields = fields
+
+    def get_needs_second_officer(self, obj) -> bool:
+        if "needs_second_officer" not in self.context:
+            from .. import services
+
+            self.context["needs_second_officer"] = services.block_reversal_needs_second_officer()
+        return self.context["needs_second_officer"]
+
+
+class BlockLiftRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(help_text="Why the confirmed match is reversed.")
+
+
+class BlockLiftWithdrawSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Required when refusing another officer's request; optional when withdrawing your own.",
+    )
+
+
+def _licence_hidden(serializer, licence_id) -> bool:
+    """A partner sees a licence's number and figures only where the licence names its organisation."""
+    visible = serializer.context.get("visible_licences")
+    return licence_id is not None and visible is not None and licence_id not in visible
+
+
 class HoldReasonSerializer(serializers.ModelSerializer):
     resolved_by = serializers.CharField(source="resolved_by.username", default=None)
+    text = serializers.SerializerMethodField()
+    resolution = serializers.SerializerMethodField()
+    organisation = serializers.CharField(source="organisation.legal_name", default=None)
 
     class Meta:
         model = HoldReason
-        fields = ["id", "kind", "text", "line", "resolved_by", "resolved_at", "resolution"]
+        fields = [
+            "id",
+            "kind",
+            "text",
+            "line",
+            "organisation",
+            "hit",
+            "resolved_by",
+            "resolved_at",
+            "resolved_via",
+            "resolution",
+        ]
+
+    def get_text(self, obj) -> str:
+        if obj.kind == "licence" and _licence_hidden(self, obj.licence_id):
+            number = obj.line.line_number if obj.line else "?"
+            return f"A licence is required for line {number}; the exporter's licence does not cover it."
+        return obj.text
+
+    def get_resolution(self, obj) -> str:
+        if _licence_hidden(self, obj.licence_id):
+            return "Covered by a licence held by the exporter." if obj.resolved_at else ""
+        return obj.resolution
 
 
 class LineResultSerializer(serializers.ModelSerializer):
     line_number = serializers.IntegerField(source="line.line_number")
-    licence = serializers.CharField(source="licence.number", default=None)
+    licence = serializers.SerializerMethodField()
+
+    def get_licence(self, obj) -> str | None:
+        if obj.licence_id is None:
+            return None
+        if _licence_hidden(self, obj.licence_id):
+            return "held by the exporter"
+        return obj.licence.number
 
     class Meta:
         model = CheckLineResult
@@ -274,4 +435,18 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
 
 
 class ResolveSerializer(serializers.Serializer):
-    resolution = serializers.CharField()
+    resolution = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=1000,
+        help_text="For an import or end-use reason (or to confirm a default classification): how it was "
+        "resolved and on what evidence.",
+    )
+    licence_number = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=60,
+        help_text="For a licence-required reason: the number of a licence held by the shipment's exporter.",
+    )

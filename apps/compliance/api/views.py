@@ -1,3 +1,4 @@
+import django_filters
 from celery.result import AsyncResult
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
@@ -8,6 +9,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.models import OrganisationKind
 from apps.catalog.models import Part
 from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.jsonable import jsonable
@@ -21,29 +23,42 @@ from ..engines.determination import EndUser, determine
 from ..models import (
     CheckLineResult,
     ComplianceCheck,
+    HitStatus,
     HoldReason,
     Licence,
     PartClassification,
+    PartyBlock,
     Screening,
     ScreeningHit,
     ScreeningList,
 )
 from .serializers import (
     AdHocScreeningSerializer,
+    BlockLiftRequestSerializer,
+    BlockLiftWithdrawSerializer,
     ClassificationSerializer,
     ClassifyRunSerializer,
     ComplianceCheckSerializer,
     DecisionSerializer,
     DeterminationRequestSerializer,
-    HitSerializer,
     HoldReasonSerializer,
     LicenceSerializer,
     OverrideSerializer,
+    PartyBlockSerializer,
+    QueueHitSerializer,
     ResolveSerializer,
     ScreeningListImportSerializer,
     ScreeningListSerializer,
     ScreeningSerializer,
 )
+
+
+def visible_licence_ids(user) -> set[int] | None:
+    """None for operator staff (they see every licence); else the ids of licences naming the
+    user's organisation, so a check result never shows another organisation's licence."""
+    if user.is_operator_staff:
+        return None
+    return set(Licence.objects.visible_to(user).values_list("pk", flat=True))
 
 
 def _visible_part(request, part):
@@ -163,9 +178,9 @@ class CountryView(APIView):
 class LicenceViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
     """Licences held, with what is left of them. Partners see licences naming them."""
 
-    queryset = Licence.objects.select_related("consignee", "end_user")
+    queryset = Licence.objects.select_related("licensee", "consignee", "end_user")
     serializer_class = LicenceSerializer
-    filterset_fields = ["consignee", "end_user"]
+    filterset_fields = ["licensee", "consignee", "end_user"]
     search_fields = ["number", "eccns", "destination_countries"]
     ordering_fields = ["expires_on", "number", "valid_from"]
     capabilities = {"read": "compliance.view", "write": "compliance.review"}
@@ -182,11 +197,13 @@ class LicenceViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelVie
         return context
 
     def perform_create(self, serializer):
-        serializer.instance = services.licence_save(licence=Licence(), fields=serializer.validated_data)
+        serializer.instance = services.licence_save(
+            licence=Licence(), fields=serializer.validated_data, actor=self.request.user
+        )
 
     def perform_update(self, serializer):
         serializer.instance = services.licence_save(
-            licence=serializer.instance, fields=serializer.validated_data
+            licence=serializer.instance, fields=serializer.validated_data, actor=self.request.user
         )
 
     @extend_schema(responses=inline_serializer("Drawdowns", {"results": serializers.JSONField()}))
@@ -228,7 +245,7 @@ class ScreeningViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.
     """Screen a name ad hoc against the active lists; your organisation's screenings are listed here."""
 
     queryset = Screening.objects.prefetch_related(
-        Prefetch("hits", queryset=ScreeningHit.objects.select_related("entry", "screening__organisation"))
+        Prefetch("hits", queryset=ScreeningHit.objects.select_related("entry", "organisation"))
     )
     serializer_class = ScreeningSerializer
     filterset_fields = ["trigger", "country"]
@@ -249,40 +266,134 @@ class ScreeningViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.
             threshold=v.get("threshold"),
             actor=request.user,
         )
-        fresh = self.queryset.get(pk=screening.pk)
-        return Response(ScreeningSerializer(fresh).data, status=status.HTTP_201_CREATED)
+        # The screening comes back with its hits and their entries in memory: nothing to re-read.
+        return Response(ScreeningSerializer(screening).data, status=status.HTTP_201_CREATED)
+
+
+class ScreeningHitFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(
+        choices=HitStatus.choices, help_text="Default: open (awaiting review)."
+    )
+
+    class Meta:
+        model = ScreeningHit
+        fields = ["status", "organisation"]
 
 
 class ScreeningHitViewSet(viewsets.ReadOnlyModelViewSet):
-    """The review queue: potential matches awaiting a compliance officer's decision."""
+    """The review queue: organisations' potential matches awaiting a compliance officer's decision,
+    once per organisation and listed entry, with the shipments under way that name the
+    organisation. Ad hoc screenings' hits are not reviewed and not listed."""
 
-    queryset = ScreeningHit.objects.select_related("entry", "screening__organisation")
-    serializer_class = HitSerializer
-    filterset_fields = ["status"]
+    queryset = ScreeningHit.objects.filter(organisation__isnull=False).select_related("entry", "organisation")
+    serializer_class = QueueHitSerializer
+    filterset_class = ScreeningHitFilter
     ordering_fields = ["score", "created_at"]
     capabilities = {"read": "compliance.review", "write": "compliance.review"}
 
-    @extend_schema(request=DecisionSerializer, responses=HitSerializer)
+    def get_queryset(self):
+        if self.action == "list":
+            # Open hits unless another status is asked for; the filter applies the one asked for.
+            return services.review_queue(status=self.request.query_params.get("status") or HitStatus.OPEN)
+        return super().get_queryset()
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        return services.attach_shipments(page) if page is not None else None
+
+    def retrieve(self, request, *args, **kwargs):
+        hit = services.attach_shipments([self.get_object()])[0]
+        return Response(self.get_serializer(hit).data)
+
+    def _decided(self, decide, request):
+        data = DecisionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        hit = decide(hit=self.get_object(), actor=request.user, reason=data.validated_data["reason"])
+        return Response(self.get_serializer(services.attach_shipments([hit])[0]).data)
+
+    @extend_schema(request=DecisionSerializer, responses=QueueHitSerializer)
     @action(detail=True, methods=["post"])
     def clear(self, request, pk=None):
-        """A false positive (reason required); not raised again for this entry until it changes."""
-        data = DecisionSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        hit = services.hit_clear(
-            hit=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
-        )
-        return Response(HitSerializer(hit).data)
+        """A false positive (reason required); not raised again for this entry until it changes.
+        The hold reasons the hit raised on shipments are resolved with it."""
+        return self._decided(services.hit_clear, request)
 
-    @extend_schema(request=DecisionSerializer, responses=HitSerializer)
+    @extend_schema(request=DecisionSerializer, responses=QueueHitSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
-        """A true match: the party is blocked and its shipments are held."""
-        data = DecisionSerializer(data=request.data)
+        """A true match: the party is blocked and its shipments are held, until the match is reversed
+        (`/party-blocks/{id}/request-lift/`)."""
+        return self._decided(services.hit_confirm, request)
+
+
+class PartyBlockFilter(django_filters.FilterSet):
+    active = django_filters.BooleanFilter(
+        field_name="lifted_at", lookup_expr="isnull", help_text="true: blocks in force; false: lifted ones."
+    )
+    lift_requested = django_filters.BooleanFilter(
+        field_name="lift_requested_at",
+        lookup_expr="isnull",
+        exclude=True,
+        help_text="true: a lift was requested.",
+    )
+
+    class Meta:
+        model = PartyBlock
+        fields = ["organisation", "list_kind", "active", "lift_requested"]
+
+
+class PartyBlockViewSet(viewsets.ReadOnlyModelViewSet):
+    """Parties blocked by a confirmed screening match. A block is lifted only by reversing the
+    match: one compliance officer requests it with a reason, a second one approves (four eyes,
+    unless the operator organisation has switched that off)."""
+
+    queryset = PartyBlock.objects.select_related(
+        "organisation", "hit__entry", "lift_requested_by", "lifted_by"
+    )
+    serializer_class = PartyBlockSerializer
+    filterset_class = PartyBlockFilter
+    ordering_fields = ["created_at", "lift_requested_at"]
+    capabilities = {"read": "compliance.review", "write": "compliance.review"}
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        organisation = self.request.user.organisation if self.request.user.is_authenticated else None
+        if organisation is not None and organisation.kind == OrganisationKind.OPERATOR:
+            # The operator's setting, loaded with the officer: no query for it.
+            context["needs_second_officer"] = organisation.block_reversal_needs_second_officer
+        return context
+
+    def _answer(self, block):
+        return Response(self.get_serializer(self.get_queryset().get(pk=block.pk)).data)
+
+    @extend_schema(request=BlockLiftRequestSerializer, responses=PartyBlockSerializer)
+    @action(detail=True, methods=["post"], url_path="request-lift")
+    def request_lift(self, request, pk=None):
+        """Ask to lift the block by reversing the confirmed match (reason required). With four eyes
+        off, the block is lifted at once."""
+        data = BlockLiftRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        hit = services.hit_confirm(
-            hit=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
+        block = services.block_lift_request(
+            block=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
         )
-        return Response(HitSerializer(hit).data)
+        return self._answer(block)
+
+    @extend_schema(request=None, responses=PartyBlockSerializer)
+    @action(detail=True, methods=["post"], url_path="approve-lift")
+    def approve_lift(self, request, pk=None):
+        """Approve another officer's lift request: the block is lifted and the match reversed."""
+        return self._answer(services.block_lift_approve(block=self.get_object(), actor=request.user))
+
+    @extend_schema(request=BlockLiftWithdrawSerializer, responses=PartyBlockSerializer)
+    @action(detail=True, methods=["post"], url_path="withdraw-lift")
+    def withdraw_lift(self, request, pk=None):
+        """Withdraw your lift request, or refuse another officer's (reason required); the block stays."""
+        data = BlockLiftWithdrawSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        block = services.block_lift_withdraw(
+            block=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
+        )
+        return self._answer(block)
 
 
 class ComplianceCheckViewSet(OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSet):
@@ -297,6 +408,10 @@ class ComplianceCheckViewSet(OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSe
     filterset_fields = ["result", "shipment__reference"]
     ordering_fields = ["finished_at"]
     capabilities = {"read": "compliance.view", "write": "compliance.run"}
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        return {**context, "visible_licences": visible_licence_ids(self.request.user)}
 
 
 class ComplianceCheckStartView(APIView):
@@ -335,7 +450,10 @@ class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
         data = ResolveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         hold = services.hold_reason_resolve(
-            hold=self.get_object(), actor=request.user, resolution=data.validated_data["resolution"]
+            hold=self.get_object(),
+            actor=request.user,
+            resolution=data.validated_data["resolution"],
+            licence_number=data.validated_data["licence_number"],
         )
         return Response(HoldReasonSerializer(hold).data)
 

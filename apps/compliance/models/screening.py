@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -70,6 +72,16 @@ class ScreeningListEntry(models.Model):
         return "sanctions"
 
 
+# What `ScreeningListEntry.list_kind` returns, as people write it.
+LIST_KIND_LABELS = {
+    "entity_list": "Entity List",
+    "denied_persons": "Denied Persons List",
+    "unverified_list": "Unverified List",
+    "military_end_user": "Military End-User List",
+    "sanctions": "Sanctions list",
+}
+
+
 class Screening(TimeStampedModel):
     """Names screened against the active lists at one moment, with the hits found."""
 
@@ -109,6 +121,13 @@ class Screening(TimeStampedModel):
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
         return Q(requested_by_organisation_id=organisation_id)
 
+    @property
+    def hit_list(self) -> list[ScreeningHit]:
+        """The hits, best first: those just recorded (kept in memory, so answering the request
+        that made them reads nothing back), else the prefetched or queried ones."""
+        recorded = self.__dict__.get("_recorded_hits")
+        return recorded if recorded is not None else list(self.hits.all())
+
 
 class HitStatus(models.TextChoices):
     OPEN = "open", "Open: awaiting review"
@@ -121,10 +140,28 @@ class HitStatus(models.TextChoices):
 
 
 class ScreeningHit(TimeStampedModel):
-    """A potential match, reviewed by a compliance officer."""
+    """A potential match, reviewed by a compliance officer.
+
+    A party's hits are keyed by the organisation and the list's own id of the entry
+    (`list_entry_id`), which stays the same across editions of the list while the entry rows do
+    not: an organisation has at most one open hit per listed entry (a database constraint), and
+    a decision on it stands for the later screenings of that organisation (see the statuses).
+    Ad hoc screenings' hits (no organisation) are never reviewed.
+    """
 
     screening = models.ForeignKey(Screening, on_delete=models.CASCADE, related_name="hits")
     entry = models.ForeignKey(ScreeningListEntry, on_delete=models.PROTECT, related_name="hits")
+    organisation = models.ForeignKey(
+        "accounts.Organisation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="screening_hits",
+        help_text="The screened organisation (the screening's); empty for an ad hoc name check.",
+    )
+    list_entry_id = models.CharField(
+        max_length=100, help_text="The list's own id of the entry, the same in every edition of the list."
+    )
     entry_fingerprint = models.CharField(max_length=64)
     matched_name = models.CharField(max_length=500)
     query_name = models.CharField(max_length=500)
@@ -140,7 +177,21 @@ class ScreeningHit(TimeStampedModel):
 
     class Meta:
         ordering = ["-score", "id"]
-        indexes = [models.Index(fields=["status"])]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(
+                fields=["organisation", "list_entry_id", "status"], name="compliance_hit_party_entry"
+            ),
+        ]
+        constraints = [
+            # Never two open hits for one party and listed entry: a second screening records a
+            # duplicate instead (screening_record), and concurrent ones cannot both insert one.
+            models.UniqueConstraint(
+                fields=["organisation", "list_entry_id"],
+                condition=Q(status="open"),
+                name="compliance_one_open_hit_per_party_entry",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.query_name} ~ {self.matched_name} ({self.score})"
@@ -171,3 +222,16 @@ class PartyBlock(AuditedModel):
 
     def __str__(self) -> str:
         return f"{self.organisation} blocked ({self.list_kind})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.lifted_at is None
+
+    @property
+    def lift_pending(self) -> bool:
+        """A lift was requested and waits for a second officer's approval."""
+        return self.is_active and self.lift_requested_at is not None
+
+    @property
+    def list_kind_label(self) -> str:
+        return LIST_KIND_LABELS.get(self.list_kind, self.list_kind.replace("_", " ").capitalize())

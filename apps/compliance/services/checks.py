@@ -51,12 +51,18 @@ from ..models import (
     PartyBlock,
     RequirementKind,
     ResolvedVia,
-    ScreeningHit,
 )
 from . import classification as classification_services
 from .countries import active_country_data, active_country_data_key
 from .licences import remaining
-from .screening import active_index, default_threshold, find_hits, organisation_names, screening_record
+from .screening import (
+    active_index,
+    default_threshold,
+    find_hits,
+    open_hits_for,
+    organisation_names,
+    screening_record,
+)
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[int, str], None]
@@ -305,12 +311,18 @@ def _run(shipment, version, started, task_id, actor, progress) -> ComplianceChec
             organisation__in=[p.organisation_id for p in parties], lifted_at__isnull=True
         ).order_by("created_at")
     }
+    # One screening per organisation, however many roles it plays (one reason per hit, not per role).
+    by_org: dict[int, list] = {}
+    for party in parties:
+        by_org.setdefault(party.organisation_id, []).append(party)
     party_screens = []
-    for n, party in enumerate(parties, start=1):
-        names = organisation_names(party.organisation)
-        hits, versions = find_hits(names, party.organisation.country, threshold)
-        party_screens.append((party, names, hits, versions))
-        progress(5 + int(35 * n / max(len(parties), 1)), f"Screened {party.organisation}")
+    # In primary-key order: recording a screening locks the organisation's row.
+    for n, org_parties in enumerate((by_org[pk] for pk in sorted(by_org)), start=1):
+        organisation = org_parties[0].organisation
+        names = organisation_names(organisation)
+        hits, versions = find_hits(names, organisation.country, threshold)
+        party_screens.append((organisation, org_parties, names, hits, versions))
+        progress(5 + int(35 * n / max(len(by_org), 1)), f"Screened {organisation}")
 
     # 2. Classify every line and determine licence needs.
     end_user = _end_user_facts(roles.end_user, blocks) if roles.end_user else None
@@ -618,57 +630,56 @@ def _write(
 
     holds: list[dict] = []
     party_rows = []
-    hit_index = {}
-    for party, names, hits, versions in party_screens:
+    for organisation, org_parties, names, hits, versions in party_screens:
         screening = screening_record(
             names=names,
-            country=party.organisation.country,
+            country=organisation.country,
             threshold=threshold,
             hits=hits,
             versions=versions,
-            organisation=party.organisation,
+            organisation=organisation,
             actor=actor,
             trigger="compliance_check",
         )
+        roles_text = " and ".join(str(p.get_role_display()) for p in org_parties)
+        roles_text = roles_text[:1].upper() + roles_text[1:].lower()
         reasons = []
-        open_hits = _open_hits(party.organisation, screening, hit_index)
+        open_hits = _open_hits(organisation, screening)
         for hit in open_hits:
             reasons.append(f"Possible match ({hit.score}) with {hit.entry.name} on {hit.entry.source}.")
             holds.append(
                 {
                     "kind": HoldKind.SCREENING,
-                    "text": f"{party.get_role_display()} {party.organisation}: possible match with "
-                    f"{hit.entry.name} ({hit.entry.source}, score {hit.score}). Decide it in the screening "
-                    "review queue.",
-                    "organisation": party.organisation,
+                    "text": f"{roles_text} {organisation}: possible match with {hit.entry.name} "
+                    f"({hit.entry.source}, score {hit.score}). Decide it in the screening review queue.",
+                    "organisation": organisation,
                     "hit": hit,
                 }
             )
-        if party.organisation_id in blocks:
-            block = blocks[party.organisation_id]
-            reasons.append(f"Blocked: {block.reason}")
+        blocked = blocks.get(organisation.pk)
+        if blocked is not None:
+            reasons.append(f"Blocked: {blocked.reason}")
             holds.append(
                 {
                     "kind": HoldKind.BLOCKED,
-                    "text": f"{party.get_role_display()} {party.organisation} is blocked "
-                    f"({block.list_kind.replace('_', ' ')}): {block.reason}",
-                    "organisation": party.organisation,
+                    "text": f"{roles_text} {organisation} is blocked "
+                    f"({blocked.list_kind.replace('_', ' ')}): {blocked.reason}",
+                    "organisation": organisation,
                 }
             )
         if not reasons:
             reasons.append(
                 f"No match at threshold {threshold} against {', '.join(versions) or 'no active list'}."
             )
-        party_rows.append(
+        party_rows.extend(
             CheckPartyResult(
                 role=party.role,
-                organisation=party.organisation,
+                organisation=organisation,
                 screening=screening,
-                result=CheckResult.HOLD
-                if (open_hits or party.organisation_id in blocks)
-                else CheckResult.PASS,
+                result=CheckResult.HOLD if (open_hits or blocked is not None) else CheckResult.PASS,
                 reasons=reasons,
             )
+            for party in org_parties
         )
     flags = list(shipment.end_use_flags or [])
     if flags:
@@ -748,23 +759,17 @@ def _write(
     return check
 
 
-def _open_hits(organisation, screening, cache) -> list:
+def _open_hits(organisation, screening) -> list:
     """The open hits (one per list entry) that this screening found for the organisation: a hit
     found again while an earlier one awaits review points at that earlier one."""
-    found = list(screening.hits.select_related("entry"))
-    entry_ids = {h.entry.entry_id for h in found if h.status in (HitStatus.OPEN, HitStatus.DUPLICATE)}
+    entry_ids = [
+        h.entry.entry_id
+        for h in screening.hits.select_related("entry")
+        if h.status in (HitStatus.OPEN, HitStatus.DUPLICATE)
+    ]
     if not entry_ids:
         return []
-    by_entry = {}
-    for hit in (
-        ScreeningHit.objects.filter(
-            screening__organisation=organisation, status=HitStatus.OPEN, entry__entry_id__in=entry_ids
-        )
-        .select_related("entry")
-        .order_by("created_at", "pk")
-    ):
-        by_entry.setdefault(hit.entry.entry_id, hit)
-    return sorted(by_entry.values(), key=lambda h: (-h.score, h.pk))
+    return sorted(open_hits_for(organisation, entry_ids).values(), key=lambda h: (-h.score, h.pk))
 
 
 def _summary(holds, line_count: int, party_count: int) -> str:
@@ -890,7 +895,7 @@ def hold_reason_resolve(
     """A compliance officer resolves one hold reason with the fact that answers it (see the module
     docstring); when none is left open, the shipment moves on."""
     hold = (
-        HoldReason.objects.select_for_update()
+        HoldReason.objects.select_for_update(of=("self",))
         .select_related("compliance_check__shipment__destination", "line__part")
         .get(pk=hold.pk)
     )
@@ -1030,7 +1035,7 @@ def hit_decided(*, hit, actor: User | None) -> None:
     if organisation_id is None:
         return
     reasons = list(
-        HoldReason.objects.select_for_update()
+        HoldReason.objects.select_for_update(of=("self",))
         .filter(
             kind=HoldKind.SCREENING,
             resolved_at__isnull=True,

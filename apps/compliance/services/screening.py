@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from apps.accounts.models import Organisation, User
+from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.core.audit import record_transition
+from apps.shipments.engines.workflow import TERMINAL
+from apps.shipments.models import PartyRole, ShipmentParty, ShipmentStatus
 
 from ..models import HitStatus, PartyBlock, Screening, ScreeningHit, ScreeningList, ScreeningListEntry
 from ..screening.matcher import Hit, ListEntry, ScreeningIndex
@@ -100,8 +107,17 @@ def screening_list_import(
     return screening_list
 
 
-def _entry_row(screening_list: ScreeningList, entry: ListEntry) -> ScreeningListEntry:
-    return ScreeningListEntry(
+def _entry_row(
+    screening_list: ScreeningList | None,
+    entry: ListEntry,
+    *,
+    pk: int | None = None,
+    list_id: int | None = None,
+) -> ScreeningListEntry:
+    """The row of a list entry: a new one to insert, or (with `pk` and `list_id`) the stored one,
+    rebuilt from the index without reading it back."""
+    row = ScreeningListEntry(
+        pk=pk,
         screening_list=screening_list,
         entry_id=entry.entry_id[:100],
         name=entry.name[:500],
@@ -115,12 +131,26 @@ def _entry_row(screening_list: ScreeningList, entry: ListEntry) -> ScreeningList
         remarks=entry.remarks,
         fingerprint=entry.fingerprint,
     )
+    if pk is not None:
+        row.screening_list_id = list_id
+        row._state.adding, row._state.db = False, ScreeningListEntry.objects.db
+    return row
 
 
 # --- the index, built once per process per set of active lists ---------------------------------
 
+
+class ActiveIndex(NamedTuple):
+    """The index of the active lists' entries; `ids` maps the list's entry id to the entry's row
+    (primary key, fingerprint, list); `versions` names the editions searched."""
+
+    index: ScreeningIndex
+    ids: dict[str, tuple[int, str, int]]
+    versions: list[str]
+
+
 _index_lock = threading.Lock()
-_index_cache: dict[tuple, tuple[ScreeningIndex, dict[str, tuple[int, str]]]] = {}
+_index_cache: dict[tuple, tuple[ScreeningIndex, dict[str, tuple[int, str, int]]]] = {}
 
 
 def invalidate_index() -> None:
@@ -128,8 +158,10 @@ def invalidate_index() -> None:
         _index_cache.clear()
 
 
-def active_index() -> tuple[ScreeningIndex, dict[str, tuple[int, str]], list[str]]:
-    """The index of every active list's entries, and a map entry_id → (row id, fingerprint)."""
+def active_index() -> ActiveIndex:
+    """The index of every active list's entries, built once per process per set of active lists
+    (one small query says which lists are active, so a new edition imported by another process
+    is picked up by the next screening)."""
     lists = list(ScreeningList.objects.filter(is_active=True).values_list("pk", "name", "version"))
     key = tuple(lists)
     with _index_lock:
@@ -137,6 +169,7 @@ def active_index() -> tuple[ScreeningIndex, dict[str, tuple[int, str]], list[str
     if cached is None:
         rows = ScreeningListEntry.objects.filter(screening_list__is_active=True).values(
             "pk",
+            "screening_list_id",
             "entry_id",
             "name",
             "aliases",
@@ -151,7 +184,7 @@ def active_index() -> tuple[ScreeningIndex, dict[str, tuple[int, str]], list[str
         )
         entries, ids = [], {}
         for row in rows.iterator(chunk_size=5000):
-            ids[row["entry_id"]] = (row["pk"], row["fingerprint"])
+            ids[row["entry_id"]] = (row["pk"], row["fingerprint"], row["screening_list_id"])
             entries.append(
                 ListEntry(
                     entry_id=row["entry_id"],
@@ -171,7 +204,7 @@ def active_index() -> tuple[ScreeningIndex, dict[str, tuple[int, str]], list[str
         with _index_lock:
             _index_cache.clear()
             _index_cache[key] = cached
-    return cached[0], cached[1], [f"{name} {version}" for _, name, version in lists]
+    return ActiveIndex(cached[0], cached[1], [f"{name} {version}" for _, name, version in lists])
 
 
 # --- screening ---------------------------------------------------------------------------------
@@ -197,18 +230,38 @@ def screening_record(
     organisation: Organisation | None,
     actor: User | None,
     trigger: str,
+    active: ActiveIndex | None = None,
 ) -> Screening:
-    """Store a screening and its hits. A hit on a list entry cleared before for this organisation
-    (and unchanged since) is recorded as previously cleared, not raised again."""
-    _, ids, _ = active_index()
-    cleared = set()
-    if organisation is not None:
-        cleared = set(
-            ScreeningHit.objects.filter(
-                screening__organisation=organisation,
-                status=HitStatus.CLEARED,
-            ).values_list("entry__entry_id", "entry_fingerprint")
-        )
+    """Store a screening and its hits (two inserts). An organisation's hit on a listed entry (by
+    the list's own entry id, the same in every edition) is recorded as:
+
+    - *previously confirmed* when a hit on that entry was confirmed for the organisation and not
+      reversed since: the party is blocked already, nothing new to review;
+    - *duplicate* when a hit on that entry is open for the organisation: it waits for review once;
+    - *previously cleared* when a hit on that entry was cleared (or its confirmation reversed) for
+      the organisation while the entry read as it reads now (same fingerprint);
+    - *open* otherwise: it goes to the review queue.
+
+    The organisation's row is locked while this is decided, and a conditional unique constraint
+    keeps one open hit per organisation and entry, so concurrent screenings cannot both open one.
+    (A caller screening several organisations in one transaction should lock them in primary-key
+    order first, to avoid deadlocks.) Ad hoc screenings (no organisation) read nothing: their hits
+    are recorded as they are and never reviewed.
+
+    The returned screening carries its hits, with their entries, in memory (`hit_list`).
+    """
+    active = active or active_index()
+    rows_by_id = {hit.entry_id: active.ids.get(hit.entry_id) for hit in hits}
+    missing = [entry_id for entry_id, row in rows_by_id.items() if row is None]
+    if missing:
+        # The active lists changed since the search: take the newest row of each entry.
+        for pk, entry_id, fingerprint, list_id in (
+            ScreeningListEntry.objects.filter(entry_id__in=missing)
+            .order_by("pk")
+            .values_list("pk", "entry_id", "fingerprint", "screening_list_id")
+        ):
+            rows_by_id[entry_id] = (pk, fingerprint, list_id)
+    statuses = _hit_statuses(organisation, hits, rows_by_id)
     screening = Screening.objects.create(
         organisation=organisation,
         requested_by_organisation=actor.organisation if actor else None,
@@ -217,30 +270,87 @@ def screening_record(
         threshold=threshold,
         list_versions=versions,
         hit_count=len(hits),
+        open_hit_count=sum(1 for status in statuses if status == HitStatus.OPEN),
         screened_by=actor,
         trigger=trigger,
     )
     rows = []
-    for hit in hits:
-        entry_pk, fingerprint = ids[hit.entry_id]
-        again = (hit.entry_id, fingerprint) in cleared
-        rows.append(
-            ScreeningHit(
-                screening=screening,
-                entry_id=entry_pk,
-                entry_fingerprint=fingerprint,
-                matched_name=hit.matched_name[:500],
-                query_name=hit.query_name[:500],
-                score=Decimal(str(round(hit.score, 4))),
-                country_match=hit.country_match,
-                reasons=list(hit.reasons),
-                status=HitStatus.PREVIOUSLY_CLEARED if again else HitStatus.OPEN,
-            )
+    in_memory = True  # every hit's entry rebuilt from the index, so no need to read them back
+    for hit, status in zip(hits, statuses, strict=True):
+        entry_pk, fingerprint, list_id = rows_by_id[hit.entry_id]
+        row = ScreeningHit(
+            screening=screening,
+            organisation=organisation,
+            entry_id=entry_pk,
+            list_entry_id=hit.entry_id[:100],
+            entry_fingerprint=fingerprint,
+            matched_name=hit.matched_name[:500],
+            query_name=hit.query_name[:500],
+            score=Decimal(str(round(hit.score, 4))),
+            country_match=hit.country_match,
+            reasons=list(hit.reasons),
+            status=status,
         )
+        listed = active.index.get(hit.entry_id)
+        if listed is not None and listed.fingerprint == fingerprint:
+            row.entry = _entry_row(None, listed, pk=entry_pk, list_id=list_id)
+        else:
+            in_memory = False
+        rows.append(row)
     ScreeningHit.objects.bulk_create(rows)
-    screening.open_hit_count = sum(1 for r in rows if r.status == HitStatus.OPEN)
-    screening.save(update_fields=["open_hit_count", "updated_at"])
+    if in_memory and all(row.pk is not None for row in rows):
+        rows.sort(key=lambda row: (-row.score, row.pk))  # ScreeningHit's ordering
+        screening._recorded_hits = rows
     return screening
+
+
+def _hit_statuses(
+    organisation: Organisation | None, hits: list[Hit], rows_by_id: dict[str, tuple[int, str, int]]
+) -> list[str]:
+    """What each hit of a screening is recorded as (see `screening_record`)."""
+    if organisation is None or not hits:
+        return [HitStatus.OPEN] * len(hits)
+    # Serialises screenings of the same organisation: the second one sees the first one's hits.
+    list(Organisation.objects.select_for_update().filter(pk=organisation.pk).values_list("pk"))
+    confirmed: set[str] = set()
+    open_: set[str] = set()
+    cleared: set[tuple[str, str]] = set()
+    for entry_id, status, fingerprint in ScreeningHit.objects.filter(
+        organisation=organisation,
+        list_entry_id__in={hit.entry_id for hit in hits},
+        status__in=[HitStatus.OPEN, HitStatus.CONFIRMED, HitStatus.CLEARED, HitStatus.REVERSED],
+    ).values_list("list_entry_id", "status", "entry_fingerprint"):
+        if status == HitStatus.CONFIRMED:
+            confirmed.add(entry_id)
+        elif status == HitStatus.OPEN:
+            open_.add(entry_id)
+        else:
+            cleared.add((entry_id, fingerprint))
+    statuses = []
+    for hit in hits:
+        if hit.entry_id in confirmed:
+            status = HitStatus.PREVIOUSLY_CONFIRMED
+        elif hit.entry_id in open_:
+            status = HitStatus.DUPLICATE
+        elif (hit.entry_id, rows_by_id[hit.entry_id][1]) in cleared:
+            status = HitStatus.PREVIOUSLY_CLEARED
+        else:
+            status = HitStatus.OPEN
+            open_.add(hit.entry_id)  # a second hit on the entry in this screening is a duplicate
+        statuses.append(status)
+    return statuses
+
+
+def open_hits_for(organisation: Organisation, entry_ids: Iterable[str]) -> dict[str, ScreeningHit]:
+    """The open hit of `organisation` on each of the listed entries that has one, by the list's
+    entry id: what a compliance check's hold reasons link to (there is at most one per entry)."""
+    entry_ids = set(entry_ids)
+    if not entry_ids:
+        return {}
+    hits = ScreeningHit.objects.filter(
+        organisation=organisation, list_entry_id__in=entry_ids, status=HitStatus.OPEN
+    ).select_related("entry")
+    return {hit.list_entry_id: hit for hit in hits}
 
 
 def organisation_screen(
@@ -268,22 +378,26 @@ def organisation_screen(
 def adhoc_screen(
     *, names: list[str], country: str = "", threshold: Decimal | None = None, actor: User | None = None
 ) -> Screening:
+    """Screen names that belong to no organisation (a partner's or an officer's check before
+    onboarding a party). The hits are recorded for the record, never reviewed."""
     names = [n.strip() for n in names if n and n.strip()]
     if not names:
         raise ValidationError({"name": "Give a name to screen."})
     threshold = threshold or default_threshold()
     if not Decimal("0.5") <= threshold <= Decimal("1"):
         raise ValidationError({"threshold": "Use a threshold between 0.5 (high recall) and 1.0 (exact)."})
-    hits, versions = find_hits(names, country, threshold)
+    active = active_index()
+    hits = active.index.search(names, country=country or None, threshold=float(threshold))
     return screening_record(
         names=names,
         country=country,
         threshold=threshold,
         hits=hits,
-        versions=versions,
+        versions=active.versions,
         organisation=None,
         actor=actor,
         trigger="ad_hoc",
+        active=active,
     )
 
 
@@ -303,29 +417,44 @@ def rescreen_all(*, actor: User | None = None, progress=None) -> int:
 
 @transaction.atomic
 def hit_clear(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
-    """A false positive. It is not raised again for this entry until the entry changes."""
-    return _decide(hit, actor, reason, HitStatus.CLEARED)
+    """A false positive. It is not raised again for this entry until the entry changes; the
+    shipments' hold reasons it raised are resolved by the compliance check (`hit_decided`)."""
+    hit = _decide(hit, actor, reason, HitStatus.CLEARED)
+    from .checks import hit_decided
+
+    hit_decided(hit=hit, actor=actor)
+    return hit
 
 
 @transaction.atomic
 def hit_confirm(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
-    """A true match: the screened organisation is blocked; shipments naming it are held."""
+    """A true match: the screened organisation is blocked; shipments naming it are held. Only
+    reversing the match (`block_lift_request`, `block_lift_approve`) lifts the block."""
     hit = _decide(hit, actor, reason, HitStatus.CONFIRMED)
-    if hit.screening.organisation_id:
-        block = PartyBlock(
-            organisation_id=hit.screening.organisation_id,
-            hit=hit,
-            list_kind=hit.entry.list_kind,
-            reason=reason.strip(),
-        )
-        block.save()
+    PartyBlock(
+        organisation_id=hit.organisation_id,
+        hit=hit,
+        list_kind=hit.entry.list_kind,
+        reason=reason.strip(),
+    ).save()
+    from .checks import hit_decided
+
+    hit_decided(hit=hit, actor=actor)
     return hit
 
 
 def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> ScreeningHit:
-    hit = ScreeningHit.objects.select_for_update().select_related("entry", "screening").get(pk=hit.pk)
+    hit = (
+        ScreeningHit.objects.select_for_update(of=("self",))
+        .select_related("entry", "screening", "organisation")
+        .get(pk=hit.pk)
+    )
     if not (reason or "").strip():
         raise ValidationError({"reason": "A reason is required."})
+    if hit.organisation_id is None:
+        raise ValidationError(
+            {"status": "The hits of an ad hoc screening are not reviewed; screen the organisation itself."}
+        )
     if hit.status != HitStatus.OPEN:
         raise ValidationError(
             {"status": f"This hit was already decided ({hit.get_status_display().lower()})."}
@@ -340,10 +469,8 @@ def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> Screeni
     Screening.objects.filter(pk=hit.screening_id).update(
         open_hit_count=hit.screening.hits.filter(status=HitStatus.OPEN).count()
     )
-    from apps.core.audit import record_transition
-
     record_transition(
-        hit.screening.organisation or hit.screening,
+        hit.organisation,
         field=f"screening hit {hit.pk}",
         before=HitStatus.OPEN,
         after=status,
@@ -351,3 +478,181 @@ def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> Screeni
         actor=actor,
     )
     return hit
+
+
+# --- the review queue (reads) --------------------------------------------------------------------
+
+
+def review_queue(*, status: str | None = HitStatus.OPEN) -> QuerySet[ScreeningHit]:
+    """Hits of organisations' screenings (never ad hoc ones) in `status` (any with None), once
+    per organisation and listed entry: the latest such hit. (Open hits are one per organisation
+    and entry anyway; a party screened ten times has ten duplicates, shown once.)"""
+    hits = ScreeningHit.objects.filter(organisation__isnull=False)
+    if status:
+        hits = hits.filter(status=status)
+    later = ScreeningHit.objects.filter(
+        organisation=OuterRef("organisation"),
+        list_entry_id=OuterRef("list_entry_id"),
+        status=OuterRef("status"),
+        pk__gt=OuterRef("pk"),
+    )
+    return hits.filter(~Exists(later)).select_related("entry", "organisation")
+
+
+@dataclass
+class PartyShipment:
+    """A shipment naming a screened organisation, and the roles the organisation plays in it."""
+
+    reference: str
+    status: str
+    roles: list[str] = field(default_factory=list)
+
+    @property
+    def status_label(self) -> str:
+        return ShipmentStatus(self.status).label
+
+    @property
+    def role_labels(self) -> list[str]:
+        return [PartyRole(role).label for role in self.roles]
+
+
+def attach_shipments(hits: list[ScreeningHit]) -> list[ScreeningHit]:
+    """Set `shipments` on each hit: the shipments still under way (not delivered or cancelled)
+    that name the hit's organisation, with its roles in each. One query for all the hits."""
+    org_ids = {hit.organisation_id for hit in hits if hit.organisation_id}
+    by_org: dict[int, dict[str, PartyShipment]] = {}
+    if org_ids:
+        parties = (
+            ShipmentParty.objects.filter(organisation_id__in=org_ids)
+            .exclude(shipment__status__in=[str(status) for status in TERMINAL])
+            .order_by("shipment__reference", "role")
+            .values_list("organisation_id", "shipment__reference", "shipment__status", "role")
+        )
+        for org_id, reference, status, role in parties:
+            shipments = by_org.setdefault(org_id, {})
+            shipments.setdefault(reference, PartyShipment(reference, status)).roles.append(role)
+    for hit in hits:
+        hit.shipments = list(by_org.get(hit.organisation_id, {}).values())
+    return hits
+
+
+# --- blocks: lifting one means reversing the confirmed match -------------------------------------
+
+
+def block_reversal_needs_second_officer() -> bool:
+    """The operator's four-eyes setting (on when there is no operator yet)."""
+    value = (
+        Organisation.objects.filter(kind=OrganisationKind.OPERATOR)
+        .values_list("block_reversal_needs_second_officer", flat=True)
+        .first()
+    )
+    return True if value is None else value
+
+
+@transaction.atomic
+def block_lift_request(*, block: PartyBlock, actor: User, reason: str) -> PartyBlock:
+    """Ask to lift a block by reversing the confirmed match behind it, saying why. With four
+    eyes on (the operator's setting) a second compliance officer approves it
+    (`block_lift_approve`); with it off the block is lifted now."""
+    block = _locked_block(block, actor)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": "Give a reason: why is the match reversed?"})
+    if block.lift_requested_at is not None:
+        raise ValidationError(
+            {
+                "block": f"A lift was already requested by {block.lift_requested_by} on "
+                f"{block.lift_requested_at:%Y-%m-%d}; approve or withdraw it."
+            }
+        )
+    block.lift_requested_by, block.lift_requested_at, block.lift_reason = actor, timezone.now(), reason
+    block.save(update_fields=["lift_requested_by", "lift_requested_at", "lift_reason"])
+    record_transition(
+        block, field="lift", before="active", after="lift_requested", reason=reason, actor=actor
+    )
+    if not block_reversal_needs_second_officer():
+        _lift(block, actor)
+    return block
+
+
+@transaction.atomic
+def block_lift_approve(*, block: PartyBlock, actor: User) -> PartyBlock:
+    """A second compliance officer approves a requested lift: the block is lifted, the confirmed
+    hit becomes reversed, and the shipments naming the party are checked again (`block_lifted`)."""
+    block = _locked_block(block, actor)
+    if block.lift_requested_at is None:
+        raise ValidationError({"block": "There is no lift request to approve; request one with a reason."})
+    if block_reversal_needs_second_officer() and block.lift_requested_by_id == actor.pk:
+        raise ValidationError(
+            {"approver": "A second compliance officer must approve this lift (four eyes): you requested it."}
+        )
+    _lift(block, actor)
+    return block
+
+
+@transaction.atomic
+def block_lift_withdraw(*, block: PartyBlock, actor: User, reason: str = "") -> PartyBlock:
+    """Withdraw a lift request (the officer who made it) or refuse it (another officer, with a
+    reason). The block stays."""
+    block = _locked_block(block, actor)
+    if block.lift_requested_at is None:
+        raise ValidationError({"block": "There is no lift request to withdraw."})
+    reason = (reason or "").strip()
+    own = block.lift_requested_by_id == actor.pk
+    if not own and not reason:
+        raise ValidationError({"reason": "Give a reason for refusing the lift."})
+    record_transition(
+        block,
+        field="lift",
+        before="lift_requested",
+        after="active",
+        reason=reason or "Lift request withdrawn by the officer who made it.",
+        actor=actor,
+    )
+    block.lift_requested_by, block.lift_requested_at, block.lift_reason = None, None, ""
+    block.save(update_fields=["lift_requested_by", "lift_requested_at", "lift_reason"])
+    return block
+
+
+def _locked_block(block: PartyBlock, actor: User) -> PartyBlock:
+    if not actor.can("compliance.review"):
+        raise PermissionDenied("Only a compliance officer may lift a block or decide on a lift request.")
+    block = (
+        PartyBlock.objects.select_for_update(of=("self",))
+        .select_related("organisation", "lift_requested_by")
+        .get(pk=block.pk)
+    )
+    if block.lifted_at is not None:
+        raise ValidationError({"block": f"This block was already lifted on {block.lifted_at:%Y-%m-%d}."})
+    return block
+
+
+def _lift(block: PartyBlock, actor: User) -> None:
+    now = timezone.now()
+    block.lifted_by, block.lifted_at = actor, now
+    block.save(update_fields=["lifted_by", "lifted_at"])
+    record_transition(
+        block, field="lift", before="lift_requested", after="lifted", reason=block.lift_reason, actor=actor
+    )
+    hit = ScreeningHit.objects.select_for_update().get(pk=block.hit_id)
+    if hit.status == HitStatus.CONFIRMED:
+        # The hit's decision becomes the reversal (who confirmed it, and why, stays in the block
+        # and the audit log): as cleared, it is not raised again until the entry changes.
+        hit.status, hit.decided_by, hit.decided_at, hit.decision_reason = (
+            HitStatus.REVERSED,
+            actor,
+            now,
+            block.lift_reason,
+        )
+        hit.save(update_fields=["status", "decided_by", "decided_at", "decision_reason", "updated_at"])
+        record_transition(
+            block.organisation,
+            field=f"screening hit {hit.pk}",
+            before=HitStatus.CONFIRMED,
+            after=HitStatus.REVERSED,
+            reason=block.lift_reason,
+            actor=actor,
+        )
+    from .checks import block_lifted
+
+    block_lifted(block=block, actor=actor)
