@@ -568,3 +568,44 @@ def test_the_check_reads_the_parts_data_centre_flag(ship, coordinator):
     shipment = ship({"consignee": hanoi}, "VN", "Hanoi", [(workstation_gpu, 1)])
     line = services.compliance_check_run(shipment=shipment, actor=coordinator).line_results.get()
     assert line.eccn == "3A090.a" and line.outcome == "licence_exception" and line.licence_exception == "ACA"
+
+
+def test_reversing_a_confirmed_match_takes_two_officers_and_then_the_shipment_moves_on(
+    ship, dgx, coordinator, compliance_officer, screening_list, django_capture_on_commit_callbacks
+):
+    from apps.accounts.models import Registration
+    from apps.compliance.models import PartyBlock
+
+    lookalike = OrganisationFactory(
+        kind="customer",
+        legal_name="Shenzhen Demo AI Technology Company Limited",
+        country="IN",
+        city="Chennai",
+    )
+    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
+        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    shipment = ship({"consignee": lookalike}, "IN", "Chennai", [(dgx, 1)])
+    check = services.compliance_check_run(shipment=shipment, actor=coordinator)
+    services.hit_confirm(
+        hit=check.hold_reasons.get().hit, actor=compliance_officer, reason="Looks like the same"
+    )
+    held = services.compliance_check_run(shipment=shipment, actor=compliance_officer)
+    # Blocked, and as an Entity List party it needs a licence for everything.
+    assert {h.kind for h in held.hold_reasons.all()} == {HoldKind.BLOCKED, HoldKind.LICENCE}
+    block = PartyBlock.objects.get(organisation=lookalike, lifted_at__isnull=True)
+    services.block_lift_request(
+        block=block, actor=compliance_officer, reason="Different CIN; Indian start-up"
+    )
+    with pytest.raises(ValidationError):
+        services.block_lift_approve(block=block, actor=compliance_officer)  # not the same officer
+    assert status_of(shipment) == "on_hold"
+    second = UserFactory(
+        organisation=compliance_officer.organisation, role=Role.COMPLIANCE_OFFICER, username="o2"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        services.block_lift_approve(block=block, actor=second)
+    assert held.hold_reasons.get(kind=HoldKind.BLOCKED).resolved_via == "block_lifted"
+    # The facts are back to those of the first check (no block; the hit reversed, which counts as
+    # cleared), whose one reason the lift resolved: that check applies and the shipment moves on.
+    assert services.approval_problems(shipment) == []
+    assert status_of(shipment) == "approved"
