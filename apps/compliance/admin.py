@@ -64,12 +64,20 @@ class LicenceAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
         "number",
         "eccns",
         "destination_countries",
+        "licensee",
         "consignee",
         "permitted_quantity",
         "permitted_value",
         "expires_on",
     )
     search_fields = ("number", "eccns")
+    list_select_related = ("licensee", "consignee")
+
+    def save_model(self, request, obj, form, change):
+        # Through the service, so shipments waiting for this licence are checked again.
+        from .services import licence_save
+
+        licence_save(licence=obj, fields={}, actor=request.user)
 
 
 @admin.register(ImportRequirement)

@@ -609,3 +609,31 @@ def test_reversing_a_confirmed_match_takes_two_officers_and_then_the_shipment_mo
     # cleared), whose one reason the lift resolved: that check applies and the shipment moves on.
     assert services.approval_problems(shipment) == []
     assert status_of(shipment) == "approved"
+
+
+def test_a_licence_added_in_the_admin_moves_a_waiting_shipment_on(
+    ship, saudi_customer, dgx, coordinator, supplier, admin_user, client, django_capture_on_commit_callbacks
+):
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 1)])
+    assert services.compliance_check_run(shipment=shipment, actor=coordinator).result == "hold"
+    client.force_login(admin_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/compliance/licence/add/",
+            {
+                "number": "D555",
+                "issuing_authority": "US Department of Commerce, BIS",
+                "eccns": "4a090.A",
+                "destination_countries": "SA",
+                "licensee": supplier.pk,
+                "consignee": saudi_customer.pk,
+                "permitted_quantity": 2,
+                "permitted_value": "1000000",
+                "currency": "USD",
+                "valid_from": "2026-01-01",
+                "expires_on": "2027-12-31",
+            },
+        )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Licence.objects.get(number="D555").eccns == "4A090.a"
+    assert status_of(shipment) == "approved"
