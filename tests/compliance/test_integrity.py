@@ -514,6 +514,8 @@ def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     hold = check.hold_reasons.get()
     assert hold.kind == HoldKind.LICENCE and "not valid today" in hold.text
+    # The shipment's own hold reason, which every party reads, does not name the licence.
+    assert "D1234567" not in Shipment.objects.get(pk=shipment.pk).hold_reason
     with pytest.raises(ValidationError, match="not valid today"):
         services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="D1234567")
     monkeypatch.setattr(checks.timezone, "localdate", lambda: today + dt.timedelta(days=1))
@@ -523,6 +525,11 @@ def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
     assert [d.quantity for d in active_drawdowns(saudi_licence)] == [2]
     assert check.line_results.get().licence_id == saudi_licence.pk
     assert status_of(shipment) == "approved"
+    from apps.core.models import AuditEvent
+
+    shipment_history = " ".join(AuditEvent.objects.for_object(shipment).values_list("message", flat=True))
+    assert "D1234567" not in shipment_history
+    assert "SHP-" in " ".join(AuditEvent.objects.for_object(saudi_licence).values_list("message", flat=True))
 
 
 @pytest.mark.parametrize("country, city", [("VN", "Hanoi"), ("CN", "Shanghai")])

@@ -816,8 +816,16 @@ def _passes(check: ComplianceCheck) -> bool:
 
 
 def _hold_text(check: ComplianceCheck) -> str:
-    reasons = "; ".join(h.text for h in check.hold_reasons.filter(resolved_at__isnull=True)[:3])
-    return f"{check.summary} {reasons}"[:500]
+    """The shipment's hold reason, which every party of the shipment reads: a licence's number and
+    figures stay on the compliance page, where only the licence's own parties see them."""
+    texts = []
+    for hold in check.hold_reasons.filter(resolved_at__isnull=True).select_related("line")[:3]:
+        if hold.licence_id is not None:
+            line = f"Line {hold.line.line_number}" if hold.line else "A line"
+            texts.append(f"{line}: a licence is required and the exporter's licence does not cover it.")
+        else:
+            texts.append(hold.text)
+    return f"{check.summary} {'; '.join(texts)}"[:500]
 
 
 def _apply_to_shipment(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> None:
@@ -938,12 +946,29 @@ def hold_reason_resolve(
         hold.resolved_via = ResolvedVia.OFFICER_NOTE
     hold.resolved_by, hold.resolved_at, hold.resolution = actor, timezone.now(), resolution
     hold.save(update_fields=["resolved_by", "resolved_at", "resolution", "resolved_via", "licence"])
-    record(
-        shipment,
-        action="update",
-        actor=actor,
-        message=f"Hold reason resolved ({hold.get_resolved_via_display()}): {hold.text} — {hold.resolution}",
-    )
+    if hold.kind == HoldKind.LICENCE:
+        # The shipment's history is read by all its parties; the licence's own history has the detail.
+        line = hold.line.line_number if hold.line else "?"
+        record(
+            shipment,
+            action="update",
+            actor=actor,
+            message=f"Licence-required reason of line {line} resolved.",
+        )
+        record(
+            hold.licence,
+            action="update",
+            actor=actor,
+            message=f"Applied to {shipment.reference} line {line}: {hold.text}",
+        )
+    else:
+        record(
+            shipment,
+            action="update",
+            actor=actor,
+            message=f"Hold reason resolved ({hold.get_resolved_via_display()}): {hold.text} — "
+            f"{hold.resolution}",
+        )
     _settle(check, actor)
     return hold
 
