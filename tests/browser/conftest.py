@@ -6,6 +6,7 @@ from tests.compliance.conftest import (  # noqa: F401  (fixtures the document fl
     h100,
     indian_customer,
     screening_list,
+    ship,
     sites,
     submitted,
 )

@@ -154,14 +154,16 @@ def indian_customer(db):
 
 
 @pytest.fixture
-def submitted(coordinator, supplier, sites, country_data):
-    """A shipment with given lines, submitted for review (the check is run by the test)."""
+def ship(coordinator, supplier, sites, country_data):
+    """`ship(parties, country, city, lines, actor=coordinator, submit=True, **fields)`: a shipment
+    from the supplier's factory with the given parties (the supplier is the shipper unless named)
+    and lines, submitted for review unless `submit=False` (the check is run by the test)."""
 
-    def make(consignee, country, city, lines, **fields):
+    def make(parties, country, city, lines, actor=None, submit=True, **fields):
         factory, dc = sites
         today = timezone.localdate()
         shipment = shipment_services.shipment_create(
-            actor=coordinator,
+            actor=actor or coordinator,
             fields={
                 "origin": factory,
                 "destination": dc(country, city),
@@ -173,13 +175,25 @@ def submitted(coordinator, supplier, sites, country_data):
                 "required_by": today + dt.timedelta(days=30),
                 **fields,
             },
-            parties={"shipper": supplier, "consignee": consignee},
+            parties={"shipper": supplier, **parties},
         )
         for part, quantity in lines:
             shipment_services.line_add(shipment=shipment, part=part, quantity=quantity)
+        if not submit:
+            return shipment
         return shipment_services.shipment_transition(
             shipment=shipment, target="compliance_review", actor=coordinator
         )
+
+    return make
+
+
+@pytest.fixture
+def submitted(ship):
+    """A shipment to `consignee` with given lines, submitted for review."""
+
+    def make(consignee, country, city, lines, **fields):
+        return ship({"consignee": consignee}, country, city, lines, **fields)
 
     return make
 

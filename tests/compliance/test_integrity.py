@@ -19,42 +19,11 @@ from apps.compliance.models import (
     LicenceDrawdown,
     ScreeningHit,
 )
-from apps.shipments import services as shipment_services
-from apps.shipments.models import Shipment, Site
+from apps.shipments.models import Shipment
 from apps.shipments.services import TransitionRefused, shipment_transition
 from tests.factories import OrganisationFactory, UserFactory
 
 from .conftest import LIST
-
-
-@pytest.fixture
-def ship(coordinator, supplier, sites, country_data):
-    """`ship(parties, country, city, lines, actor=coordinator)`: a shipment submitted for review."""
-
-    def make(parties, country, city, lines, actor=None, **fields):
-        actor = actor or coordinator
-        factory, dc = sites
-        today = timezone.localdate()
-        shipment = shipment_services.shipment_create(
-            actor=actor,
-            fields={
-                "origin": factory,
-                "destination": dc(country, city),
-                "incoterm": "DAP",
-                "incoterm_place": city,
-                "mode": "air",
-                "end_use": "AI training cluster",
-                "ready_date": today,
-                "required_by": today + dt.timedelta(days=30),
-                **fields,
-            },
-            parties={"shipper": supplier, **parties},
-        )
-        for part, quantity in lines:
-            shipment_services.line_add(shipment=shipment, part=part, quantity=quantity)
-        return shipment_transition(shipment=shipment, target="compliance_review", actor=coordinator)
-
-    return make
 
 
 def status_of(shipment) -> str:
@@ -330,34 +299,10 @@ def test_a_prohibited_line_quotes_the_embargo_and_cannot_be_resolved(
 
 
 def test_a_destination_missing_from_the_country_data_holds_with_a_reason(
-    coordinator, supplier, operator, dgx, country_data, api_as, django_capture_on_commit_callbacks
+    ship, coordinator, dgx, api_as, django_capture_on_commit_callbacks
 ):
-    from apps.accounts.models import Organisation
-
-    station = Organisation.objects.create(
-        kind="customer", legal_name="Polar Station", country="AQ", city="McMurdo", address_line1="Ross Island"
-    )
-    factory = Site.objects.create(
-        owner=supplier, name="Factory", kind="factory", city="Taoyuan", country="TW"
-    )
-    site = Site.objects.create(
-        owner=operator, name="Station DC", kind="data_centre", city="McMurdo", country="AQ"
-    )
-    today = timezone.localdate()
-    shipment = shipment_services.shipment_create(
-        actor=coordinator,
-        fields={
-            "origin": factory,
-            "destination": site,
-            "incoterm": "DAP",
-            "incoterm_place": "McMurdo",
-            "mode": "air",
-            "ready_date": today,
-            "required_by": today + dt.timedelta(days=30),
-        },
-        parties={"shipper": supplier, "consignee": station},
-    )
-    shipment_services.line_add(shipment=shipment, part=dgx, quantity=1)
+    station = OrganisationFactory(kind="customer", legal_name="Polar Station", country="AQ", city="McMurdo")
+    shipment = ship({"consignee": station}, "AQ", "McMurdo", [(dgx, 1)], submit=False)
     with django_capture_on_commit_callbacks(execute=True):
         response = api_as(coordinator).post(
             f"/api/v1/shipments/{shipment.reference}/transition/", {"to": "compliance_review"}, format="json"
@@ -369,15 +314,7 @@ def test_a_destination_missing_from_the_country_data_holds_with_a_reason(
 
 
 def test_an_engine_failure_holds_the_shipment_instead_of_a_500(
-    ship,
-    indian_customer,
-    dgx,
-    coordinator,
-    monkeypatch,
-    api_as,
-    supplier,
-    sites,
-    django_capture_on_commit_callbacks,
+    ship, indian_customer, dgx, coordinator, monkeypatch, api_as, django_capture_on_commit_callbacks
 ):
     from apps.compliance.services import checks
 
@@ -385,22 +322,7 @@ def test_an_engine_failure_holds_the_shipment_instead_of_a_500(
         raise RuntimeError("rule table unreadable")
 
     monkeypatch.setattr(checks, "determine", broken)
-    factory, dc = sites
-    today = timezone.localdate()
-    shipment = shipment_services.shipment_create(
-        actor=coordinator,
-        fields={
-            "origin": factory,
-            "destination": dc("IN", "Chennai"),
-            "incoterm": "DAP",
-            "incoterm_place": "Chennai",
-            "mode": "air",
-            "ready_date": today,
-            "required_by": today + dt.timedelta(days=30),
-        },
-        parties={"shipper": supplier, "consignee": indian_customer},
-    )
-    shipment_services.line_add(shipment=shipment, part=dgx, quantity=1)
+    shipment = ship({"consignee": indian_customer}, "IN", "Chennai", [(dgx, 1)], submit=False)
     with django_capture_on_commit_callbacks(execute=True):
         response = api_as(coordinator).post(
             f"/api/v1/shipments/{shipment.reference}/transition/", {"to": "compliance_review"}, format="json"

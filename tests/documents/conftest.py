@@ -7,6 +7,7 @@ from tests.compliance.conftest import (  # noqa: F401  (shared fixtures)
     saudi_customer,
     saudi_licence,
     screening_list,
+    ship,
     sites,
     submitted,
     switch,
