@@ -20,9 +20,12 @@ class ApiRoot(DefaultRouter.APIRootView):
 
 router = DefaultRouter()
 router.APIRootView = ApiRoot
+# No `.json` suffix routes: `?format=` does the same, and the schema documents neither.
+router.include_format_suffixes = False
 router.register("organisations", accounts.OrganisationViewSet, basename="organisation")
 router.register("registrations", accounts.RegistrationViewSet, basename="registration")
 router.register("contacts", accounts.ContactViewSet, basename="contact")
+router.register("connections", accounts.ConnectionViewSet, basename="connection")
 router.register("tokens", accounts.ApiTokenViewSet, basename="token")
 router.register("parts", catalog.PartViewSet, basename="part")
 router.register("manufacturers", catalog.ManufacturerViewSet, basename="manufacturer")
@@ -50,6 +53,7 @@ def _nested(prefix: str, viewset, basename: str) -> list:
             viewset.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
             name=f"{basename}-detail",
         ),
+        path(f"{base}<int:pk>/history/", viewset.as_view({"get": "history"}), name=f"{basename}-history"),
     ]
 
 

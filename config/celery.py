@@ -6,6 +6,7 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-app = Celery("rackpass")
+# Every task records its progress on its TaskRecord (apps/core/task_base.py).
+app = Celery("rackpass", task_cls="apps.core.task_base:RecordedTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

@@ -133,4 +133,23 @@ def test_docs_page_loads_swagger_from_our_own_static_files(coordinator, browser_
 
 
 def test_health_endpoint(db, client):
-    assert client.get("/healthz/").json() == {"status": "ok"}
+    assert client.get("/healthz/").json() == {
+        "status": "ok", "database": "ok", "broker": "not used (tasks run in-process)", "tasks_owed": 0,
+    }  # fmt: skip
+
+
+def test_compose_web_health_check_passes_when_allowed_hosts_is_the_real_host_name(db, client, settings):
+    """The web container's health check calls 127.0.0.1 from inside the container; production's
+    ALLOWED_HOSTS holds only the public name. /healthz/ answers anyway; other paths still refuse."""
+    import re
+    from urllib.parse import urlparse
+
+    test = " ".join(_compose()["services"]["web"]["healthcheck"]["test"])
+    url = urlparse(re.search(r"https?://[^'\" ]+", test).group(0))
+    settings.ALLOWED_HOSTS = ["rackpass.example.com"]
+    settings.DEBUG = False
+    host = url.netloc  # what urllib sends as the Host header
+    response = client.get(url.path, HTTP_HOST=host)
+    assert response.status_code == 200 and response.json()["database"] == "ok"
+    assert client.get("/login/", HTTP_HOST=host).status_code == 400
+    assert client.get("/healthz/", HTTP_HOST="rackpass.example.com").status_code == 200

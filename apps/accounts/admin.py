@@ -4,7 +4,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from apps.core.admin import AuditTrailAdminMixin
 
 from . import services
-from .models import ApiToken, Contact, Organisation, Registration, ServiceCoverage, User
+from .models import ApiToken, Connection, Contact, Organisation, Registration, ServiceCoverage, User
 
 
 class RegistrationInline(admin.TabularInline):
@@ -28,6 +28,32 @@ class OrganisationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_filter = ("kind", "country", "is_active")
     search_fields = ("legal_name", "trading_name", "city")
     inlines = [RegistrationInline, CoverageInline, ContactInline]
+
+
+@admin.register(Connection)
+class ConnectionAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    """Who works with whom: added or removed, never edited (the audit log keeps both)."""
+
+    list_display = ("organisation_a", "organisation_b", "note", "created_by", "created_at")
+    list_select_related = ("organisation_a", "organisation_b", "created_by")
+    search_fields = ("organisation_a__legal_name", "organisation_b__legal_name", "note")
+    fields = ("organisation_a", "organisation_b", "note")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return ("organisation_a", "organisation_b", "note", "created_by", "created_at", "audit_trail")
+
+    def get_fields(self, request, obj=None):
+        return self.fields if obj is None else self.get_readonly_fields(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+            super().save_model(request, obj, form, change)
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
 
 
 @admin.register(User)

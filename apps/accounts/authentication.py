@@ -6,6 +6,7 @@ from rest_framework import authentication, exceptions
 
 from .models import ApiToken
 from .services import api_token_touch
+from .throttling import FailedTokenThrottle
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -15,6 +16,17 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower().decode() not in self.keywords:
             return None
+        # An address that keeps failing is refused before the lookup, and every failure counts.
+        failures = FailedTokenThrottle()
+        if failures.refuses(request):
+            raise exceptions.Throttled(failures.wait())
+        try:
+            return self._authenticate_token(header)
+        except exceptions.AuthenticationFailed:
+            failures.record_failure()
+            raise
+
+    def _authenticate_token(self, header: list[bytes]):
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Authorization header must be 'Token <key>'.")
         try:
@@ -34,6 +46,8 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("This token has expired.")
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("The token's user is inactive.")
+        if not token.user.can_sign_in:
+            raise exceptions.AuthenticationFailed("The token's organisation is deactivated.")
         api_token_touch(token=token)
         return token.user, token
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .models import Contact, Organisation, OrganisationKind, Registration, User
+from .models import Connection, Contact, Organisation, OrganisationKind, Registration, User
 from .roles import Role
 
 ORGANISATIONS = [
@@ -108,6 +108,35 @@ USERS = [
 ]
 
 
+# Who works with whom in the demo (issue 9): the parties of the demo shipments, so that each demo
+# partner may name the others it ships with on shipments of its own. The Entity List look-alike
+# of the compliance demo is connected with nobody.
+CONNECTIONS = [
+    ("Quanta Cloud Technology Inc.", "Chennai AI Compute Pvt. Ltd."),
+    ("Super Micro Computer, Inc.", "Chennai AI Compute Pvt. Ltd."),
+    ("Meridian Air & Ocean Freight Pte. Ltd.", "Chennai AI Compute Pvt. Ltd."),
+    ("Coromandel Customs Brokers Pvt. Ltd.", "Chennai AI Compute Pvt. Ltd."),
+    ("Bharat IOR Services Pvt. Ltd.", "Chennai AI Compute Pvt. Ltd."),
+    ("Quanta Cloud Technology Inc.", "Meridian Air & Ocean Freight Pte. Ltd."),
+    ("Super Micro Computer, Inc.", "Meridian Air & Ocean Freight Pte. Ltd."),
+    ("Meridian Air & Ocean Freight Pte. Ltd.", "Coromandel Customs Brokers Pvt. Ltd."),
+    ("Meridian Air & Ocean Freight Pte. Ltd.", "Bharat IOR Services Pvt. Ltd."),
+    ("Quanta Cloud Technology Inc.", "Coromandel Customs Brokers Pvt. Ltd."),
+    ("Quanta Cloud Technology Inc.", "Formosa Export Services Co., Ltd."),
+]
+
+
+def connect(first: str, second: str) -> int:
+    """Connect two demo organisations by legal name, once; 1 when a connection was made."""
+    a, b = Organisation.objects.get(legal_name=first), Organisation.objects.get(legal_name=second)
+    if Connection.objects.between(a, b).exists():
+        return 0
+    from .services import connection_create
+
+    connection_create(actor=None, organisation=a, other=b, note="Demo")
+    return 1
+
+
 def load(*, password: str) -> dict[str, int]:
     created = {"organisations": 0, "users": 0}
     for spec in ORGANISATIONS:
@@ -146,4 +175,5 @@ def load(*, password: str) -> dict[str, int]:
             user.set_password(password)
             user.save()
             created["users"] += 1
+    created["connections"] = sum(connect(first, second) for first, second in CONNECTIONS)
     return created

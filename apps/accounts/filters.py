@@ -1,14 +1,17 @@
 import django_filters
 from django.db.models import Q
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.search import SearchTermsFilter
 
-from .models import ApiToken, Organisation, OrganisationKind
+from .models import ApiToken, Connection, Organisation, OrganisationKind
 
 
 class OrganisationFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = SearchTermsFilter(method="search", label="Search")
     kind = django_filters.ChoiceFilter(choices=OrganisationKind.choices)
     country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
 
@@ -35,3 +38,21 @@ class ApiTokenFilter(django_filters.FilterSet):
     def filter_active(self, queryset, name, value):
         active = Q(revoked_at__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
         return queryset.filter(active) if value else queryset.exclude(active)
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class _OrganisationIdFilter(django_filters.ModelChoiceFilter):
+    """An organisation by id (documented as an integer)."""
+
+
+class ConnectionFilter(django_filters.FilterSet):
+    organisation = _OrganisationIdFilter(
+        queryset=Organisation.objects.all(), method="filter_organisation", label="Organisation (either side)"
+    )
+
+    class Meta:
+        model = Connection
+        fields = ["organisation"]
+
+    def filter_organisation(self, queryset, name, value):
+        return queryset.filter(Q(organisation_a=value) | Q(organisation_b=value)) if value else queryset

@@ -1,6 +1,8 @@
 from django import forms
 
-from .models import ApiToken, Contact, Organisation, OrganisationKind, Registration
+from apps.core.forms import ScopedChoicesFormMixin
+
+from .models import ApiToken, Connection, Contact, Organisation, OrganisationKind, Registration
 
 
 class OrganisationForm(forms.ModelForm):
@@ -54,3 +56,21 @@ class ApiTokenForm(forms.ModelForm):
         fields = ["name", "expires_at"]
         widgets = {"expires_at": forms.DateTimeInput(attrs={"type": "datetime-local"})}
         help_texts = {"expires_at": "Optional. Leave empty for a token that lasts until you revoke it."}
+
+
+class ConnectionForm(ScopedChoicesFormMixin, forms.Form):
+    """Connect the organisation of the page with another one (operator staff)."""
+
+    other = forms.ModelChoiceField(
+        queryset=Organisation.objects.filter(is_active=True).exclude(kind=OrganisationKind.OPERATOR),
+        label="Connect with",
+    )
+    note = forms.CharField(max_length=300, required=False, help_text="Why they work together.")
+
+    def __init__(self, *args, organisation: Organisation | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if organisation is not None:
+            connected = Connection.objects.partners_of(organisation)
+            self.fields["other"].queryset = (
+                self.fields["other"].queryset.exclude(pk=organisation.pk).exclude(pk__in=connected)
+            )

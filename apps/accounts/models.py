@@ -29,6 +29,22 @@ class OrganisationKind(models.TextChoices):
     CUSTOMER = "customer", "Customer / end user"
 
 
+class OrganisationQuerySet(OrgScopedQuerySet):
+    def nameable_by(self, user) -> OrganisationQuerySet:
+        """The organisations `user` may name as a party (of a shipment, a licence …): for operator
+        staff every active organisation; for a partner its own and the active organisations the
+        operator has connected it with (`Connection`). Nobody else: naming must not reach them."""
+        if not getattr(user, "is_authenticated", False) or not user.can_sign_in:
+            return self.none()
+        active = self.filter(is_active=True)
+        if user.is_operator_staff:
+            return active
+        if user.organisation_id is None:
+            return self.none()
+        own = user.organisation_id
+        return active.filter(Q(pk=own) | Q(pk__in=Connection.objects.partners_of(own)))
+
+
 class Organisation(AuditedModel, TimeStampedModel):
     """A company Rackpass deals with; users belong to exactly one."""
 
@@ -54,7 +70,7 @@ class Organisation(AuditedModel, TimeStampedModel):
         ),
     )
 
-    objects = OrgScopedQuerySet.as_manager()
+    objects = OrganisationQuerySet.as_manager()
 
     class Meta:
         ordering = ["legal_name"]
@@ -160,6 +176,94 @@ class Registration(AuditedModel, TimeStampedModel):
         return self.valid_until is not None and self.valid_until < timezone.localdate()
 
 
+class ConnectionQuerySet(OrgScopedQuerySet):
+    def between(self, organisation, other) -> ConnectionQuerySet:
+        """The connection of two organisations (whichever order they are given in)."""
+        a, b = sorted((_pk(organisation), _pk(other)))
+        return self.filter(organisation_a_id=a, organisation_b_id=b)
+
+    def partners_of(self, organisation) -> models.QuerySet:
+        """Ids of the organisations connected with `organisation`, as a subquery."""
+        org_id = _pk(organisation)
+        return (
+            self.filter(Q(organisation_a_id=org_id) | Q(organisation_b_id=org_id))
+            .annotate(
+                partner=models.Case(
+                    models.When(organisation_a_id=org_id, then=models.F("organisation_b_id")),
+                    default=models.F("organisation_a_id"),
+                )
+            )
+            .values("partner")
+        )
+
+
+def _pk(value) -> int:
+    return value if isinstance(value, int) else value.pk
+
+
+class Connection(AuditedModel):
+    """Two organisations the operator has recorded as working together (a supplier and its customer,
+    a customer and its forwarder …). Symmetric: stored once, the lower id first.
+
+    A partner names as parties only its own organisation and those it is connected with, and a
+    party reaches a partner's shipment only while the two stay connected. Operator staff keep
+    connections (`connections.manage`); the operator itself works with everyone and is never
+    connected."""
+
+    organisation_a = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    organisation_b = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why they work together, e.g. 'forwarder for pod 2'. Read by operator staff only.",
+    )
+    created_by = models.ForeignKey(
+        "accounts.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    audit_exclude = ("created_at",)
+
+    objects = ConnectionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["organisation_a__legal_name", "organisation_b__legal_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organisation_a", "organisation_b"], name="accounts_connection_unique"
+            ),
+            # One row per pair: the lower id first, never an organisation with itself.
+            models.CheckConstraint(
+                condition=Q(organisation_a__lt=models.F("organisation_b")), name="accounts_connection_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.organisation_a} ↔ {self.organisation_b}"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        return Q(organisation_a_id=organisation_id) | Q(organisation_b_id=organisation_id)
+
+    def clean(self) -> None:
+        if self.organisation_a_id is None or self.organisation_b_id is None:
+            return
+        if self.organisation_a_id == self.organisation_b_id:
+            raise ValidationError({"organisation_b": "An organisation is not connected with itself."})
+        if OrganisationKind.OPERATOR in (self.organisation_a.kind, self.organisation_b.kind):
+            raise ValidationError(
+                {
+                    "organisation_b": "The operator works with every organisation; "
+                    "connect two other organisations."
+                }
+            )
+        if self.organisation_a_id > self.organisation_b_id:  # stored once per pair, lower id first
+            self.organisation_a, self.organisation_b = self.organisation_b, self.organisation_a
+
+    def other_than(self, organisation) -> Organisation:
+        return self.organisation_b if self.organisation_a_id == _pk(organisation) else self.organisation_a
+
+
 class RecordService(models.TextChoices):
     IMPORTER_OF_RECORD = "ior", "Importer of record"
     EXPORTER_OF_RECORD = "eor", "Exporter of record"
@@ -243,8 +347,16 @@ class User(AuditedModel, AbstractUser):
             and self.role != Role.PARTNER
         )
 
+    @property
+    def can_sign_in(self) -> bool:
+        """Active, and so is the organisation: a deactivated organisation's users are refused by
+        the login form, their sessions and their API tokens (and see and may do nothing)."""
+        if not self.is_active:
+            return False
+        return self.organisation_id is None or self.organisation.is_active
+
     def can(self, capability: str) -> bool:
-        return self.is_active and has_capability(self.role, capability, is_superuser=self.is_superuser)
+        return self.can_sign_in and has_capability(self.role, capability, is_superuser=self.is_superuser)
 
     def clean(self) -> None:
         super().clean()

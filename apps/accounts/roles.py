@@ -22,6 +22,9 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "catalog.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
     "organisations.view": ALL_ROLES,
     "organisations.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    # Who works with whom (accounts.Connection): partners read their own, operator staff keep them.
+    "connections.view": ALL_ROLES,
+    "connections.manage": frozenset({Role.COORDINATOR, Role.ADMIN}),
     "users.manage": frozenset({Role.ADMIN}),
     "tokens.manage": ALL_ROLES,
     "audit.view": ALL_ROLES,

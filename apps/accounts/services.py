@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from .models import ApiToken, Contact, Organisation, Registration, User
+from .models import ApiToken, Connection, Contact, Organisation, Registration, User
 
 
 def _apply(instance, fields: dict[str, Any]):
@@ -47,8 +48,54 @@ def contact_create(*, organisation: Organisation, fields: dict[str, Any]) -> Con
 
 
 @transaction.atomic
+def connection_create(
+    *, actor: User | None, organisation: Organisation, other: Organisation, note: str = ""
+) -> Connection:
+    """Record that two organisations work together, so each may name the other as a party.
+
+    Operator staff with `connections.manage` only (`actor` None: a management command). The
+    operator is never connected: it works with every organisation already."""
+    _require_connection_keeper(actor)
+    if Connection.objects.between(organisation, other).exists():
+        raise ValidationError({"organisation": f"{organisation} and {other} are connected already."})
+    connection = Connection(
+        organisation_a=organisation,
+        organisation_b=other,
+        note=note.strip(),
+        created_by=actor if actor is not None and actor.pk else None,
+    )
+    try:
+        connection.full_clean()  # orders the pair; refuses an organisation with itself, the operator
+    except ValidationError as exc:
+        raise ValidationError({"organisation": exc.messages}) from exc
+    connection.save()
+    return connection
+
+
+@transaction.atomic
+def connection_remove(*, connection: Connection, actor: User | None) -> None:
+    """End a connection: from now on neither names the other, and each stops reaching the other's
+    shipments as a party (`Shipment.org_scope_q`). The audit log keeps the record."""
+    _require_connection_keeper(actor)
+    connection.delete()
+
+
+def _require_connection_keeper(actor: User | None) -> None:
+    if actor is not None and not (actor.is_operator_staff and actor.can("connections.manage")):
+        raise ValidationError(
+            {"organisation": "Only the operator's coordinators and administrators connect organisations."}
+        )
+
+
+@transaction.atomic
 def api_token_create(*, user: User, name: str, expires_at: dt.datetime | None = None) -> tuple[ApiToken, str]:
-    """Create a token for `user`; returns the token and its key, which is never retrievable again."""
+    """Create a token for `user`; returns the token and its key, which is never retrievable again.
+
+    An expiry must lie ahead: a token created already expired could never be used."""
+    if expires_at is not None and expires_at <= timezone.now():
+        raise ValidationError(
+            {"expires_at": "The expiry must be in the future; leave it empty for no expiry."}
+        )
     key = ApiToken.generate_key()
     token = ApiToken(
         user=user,

@@ -15,6 +15,16 @@ urlpatterns = [
         name="registration-create",
     ),
     path("organisations/<int:pk>/contacts/new/", views.ContactCreateView.as_view(), name="contact-create"),
+    path(
+        "organisations/<int:pk>/connections/new/",
+        views.ConnectionCreateView.as_view(),
+        name="connection-create",
+    ),
+    path(
+        "organisations/<int:pk>/connections/<int:connection_pk>/remove/",
+        views.ConnectionRemoveView.as_view(),
+        name="connection-remove",
+    ),
     path("api-tokens/", views.ApiTokenListView.as_view(), name="token-list"),
     path("api-tokens/<int:pk>/revoke/", views.ApiTokenRevokeView.as_view(), name="token-revoke"),
 ]

@@ -9,12 +9,18 @@ from django.views.generic import CreateView, DetailView, FormView, TemplateView,
 from apps.catalog.models import Part, PartCategory
 from apps.core.models import AuditEvent
 from apps.core.scoping import CHANGE
-from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
+from apps.core.views import (
+    AuditTrailMixin,
+    FilteredListMixin,
+    ScopedQuerysetMixin,
+    ServiceFormMixin,
+    add_service_errors,
+)
 
 from . import services
 from .filters import OrganisationFilter
-from .forms import ApiTokenForm, ContactForm, OrganisationForm, RegistrationForm
-from .models import ApiToken, Organisation, OrganisationKind
+from .forms import ApiTokenForm, ConnectionForm, ContactForm, OrganisationForm, RegistrationForm
+from .models import ApiToken, Connection, Organisation, OrganisationKind
 from .permissions import CapabilityRequiredMixin
 
 
@@ -95,6 +101,19 @@ class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
         context["can_edit"] = user.can("organisations.edit") and (
             Organisation.objects.visible_to(user, CHANGE).filter(pk=self.object.pk).exists()
         )
+        context["connections"] = [
+            (connection, connection.other_than(self.object))
+            for connection in Connection.objects.filter(Connection.org_scope_q(self.object.pk, "view"))
+            .select_related("organisation_a", "organisation_b")
+            .order_by("created_at")
+        ]
+        context["can_connect"] = (
+            user.is_operator_staff
+            and user.can("connections.manage")
+            and self.object.kind != OrganisationKind.OPERATOR
+        )
+        if context["can_connect"]:
+            context["connection_form"] = ConnectionForm(user=user, organisation=self.object)
         if self.object.active_blocks:
             context["can_review"] = user.can("compliance.review")
             context["needs_second_officer"] = _operator_needs_second_officer(user)
@@ -173,7 +192,7 @@ class _OrganisationChildCreateView(CapabilityRequiredMixin, FormView):
         try:
             type(self).service(organisation=self.organisation, fields=form.cleaned_data)
         except ValidationError as exc:
-            form.add_error(None, exc)
+            add_service_errors(form, exc)
             return self.form_invalid(form)
         messages.success(self.request, f"{self.noun.capitalize()} added.")
         return HttpResponseRedirect(self.organisation.get_absolute_url())
@@ -189,6 +208,49 @@ class ContactCreateView(_OrganisationChildCreateView):
     form_class = ContactForm
     service = staticmethod(services.contact_create)
     noun = "contact"
+
+
+class ConnectionCreateView(CapabilityRequiredMixin, View):
+    """Connect the organisation of the page with another one (operator coordinators and admins)."""
+
+    capability = "connections.manage"
+
+    def post(self, request, pk):
+        organisation = get_object_or_404(Organisation.objects.visible_to(request.user), pk=pk)
+        form = ConnectionForm(request.POST, user=request.user, organisation=organisation)
+        if not form.is_valid():
+            messages.error(request, " ".join(m for errors in form.errors.values() for m in errors))
+            return HttpResponseRedirect(organisation.get_absolute_url())
+        from django.core.exceptions import ValidationError
+
+        try:
+            connection = services.connection_create(
+                actor=request.user,
+                organisation=organisation,
+                other=form.cleaned_data["other"],
+                note=form.cleaned_data["note"],
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, f"Connected: {connection}.")
+        return HttpResponseRedirect(organisation.get_absolute_url())
+
+
+class ConnectionRemoveView(CapabilityRequiredMixin, View):
+    capability = "connections.manage"
+
+    def post(self, request, pk, connection_pk):
+        organisation = get_object_or_404(Organisation.objects.visible_to(request.user), pk=pk)
+        connection = get_object_or_404(
+            Connection.objects.visible_to(request.user).filter(
+                Connection.org_scope_q(organisation.pk, "view")
+            ),
+            pk=connection_pk,
+        )
+        services.connection_remove(connection=connection, actor=request.user)
+        messages.success(request, f"Connection removed: {connection}.")
+        return HttpResponseRedirect(organisation.get_absolute_url())
 
 
 class ApiTokenListView(CapabilityRequiredMixin, FormView):

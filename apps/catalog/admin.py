@@ -1,6 +1,8 @@
 from django.contrib import admin
+from django.db import models
 
 from apps.core.admin import AuditTrailAdminMixin
+from apps.core.forms import BoundedJSONField
 
 from .models import Manufacturer, Part
 
@@ -34,4 +36,5 @@ class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_select_related = ("manufacturer", "owner")
     search_fields = ("part_number", "name", "manufacturer__name", "hs_code")
     autocomplete_fields = ("accelerator",)
+    formfield_overrides = {models.JSONField: {"form_class": BoundedJSONField}}
     raw_id_fields = ("owner",)

@@ -61,10 +61,11 @@ def load() -> dict[str, int]:
         fields["attributes"] = record["attributes"] or {}
         if record["accelerator"]:
             fields["accelerator"] = Part.objects.get(
-                part_number=record["accelerator"], category="accelerator"
+                owner=operator, part_number=record["accelerator"], category="accelerator"
             )
+        # The master catalogue's own part: a partner may keep one with the same number (issue 9).
         part = Part.objects.filter(
-            manufacturer=manufacturer, part_number__iexact=record["part_number"]
+            owner=operator, manufacturer=manufacturer, part_number__iexact=record["part_number"]
         ).first()
         if part is None:
             part = Part(

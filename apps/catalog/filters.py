@@ -4,12 +4,13 @@ import django_filters
 from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.search import SearchTermsFilter
 
 from .models import Manufacturer, Part, PartCategory
 
 
 class PartFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = SearchTermsFilter(method="search", label="Search")
     category = django_filters.ChoiceFilter(choices=PartCategory.choices)
     manufacturer = django_filters.ModelChoiceFilter(queryset=Manufacturer.objects.all())
     country_of_origin = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES, label="Country of origin")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import math
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
@@ -15,11 +17,29 @@ from apps.core.fields import CountryField, CurrencyField, MoneyField
 from apps.core.hscodes import hs_code_problem, normalise_hs_code
 from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
 from apps.core.scoping import VIEW
+from apps.core.validators import FREE_TEXT_MAX_LENGTH, text_problem
 
 NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
 
+# Bounds on a part's figures, so that what is derived from them fits where it is stored and shown
+# (docs/architecture.md, "Bounded input"), each well above any real item:
+# - TPP at most 100,000,000 (a wafer-scale engine is about 1,000,000); dense TOPS × bit length
+#   is held to the same bound, so the computed TPP fits too;
+# - die area 1–100,000 mm² (a wafer-scale engine is 46,225 mm²), so performance density
+#   (TPP / die area) stays at most 100,000,000;
+# - a unit weighs 0.001–50,000 kg and measures 0.01–2,000 cm a side (a 40' container is 1,203 cm
+#   long and carries about 28,000 kg): never zero, which would make freight free.
+TPP_MAX = Decimal("100000000")
+DENSE_TOPS_DECIMAL_PLACES = 4
+DIE_AREA_MIN, DIE_AREA_MAX = Decimal("1"), Decimal("100000")
+WEIGHT_BOUNDS = [MinValueValidator(Decimal("0.001")), MaxValueValidator(Decimal("50000"))]
+SIDE_BOUNDS = [MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("2000"))]
+ATTRIBUTES_MAX_KEYS = 100
+ATTRIBUTE_KEY_MAX_LENGTH = 64
+
 
 def validate_positive(value: Decimal) -> None:
+    # No field uses it any more; migrations 0002 refer to it.
     if value is not None and value <= 0:
         raise ValidationError("Must be greater than zero.", code="min_value")
 
@@ -78,13 +98,15 @@ class Part(AuditedModel, TimeStampedModel):
     manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="parts")
     part_number = models.CharField(max_length=80)
     name = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    description = models.TextField(
+        blank=True, max_length=FREE_TEXT_MAX_LENGTH, validators=[MaxLengthValidator(FREE_TEXT_MAX_LENGTH)]
+    )
     category = models.CharField(max_length=24, choices=PartCategory.choices, db_index=True)
 
-    unit_weight_kg = models.DecimalField(max_digits=10, decimal_places=3, validators=NON_NEGATIVE)
-    length_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
-    width_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
-    height_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=NON_NEGATIVE)
+    unit_weight_kg = models.DecimalField(max_digits=10, decimal_places=3, validators=WEIGHT_BOUNDS)
+    length_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=SIDE_BOUNDS)
+    width_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=SIDE_BOUNDS)
+    height_cm = models.DecimalField(max_digits=8, decimal_places=2, validators=SIDE_BOUNDS)
     unit_value = MoneyField()
     currency = CurrencyField(default="USD")
     country_of_origin = CountryField()
@@ -97,11 +119,20 @@ class Part(AuditedModel, TimeStampedModel):
     contains_lithium_batteries = models.BooleanField(default=False)
 
     # Technical figures the sizing, export-control and freight engines read.
-    power_draw_w = models.PositiveIntegerField("power draw (W)", null=True, blank=True)
-    rack_units = models.PositiveSmallIntegerField(null=True, blank=True)
-    port_count = models.PositiveSmallIntegerField(null=True, blank=True)
-    port_speed_gbps = models.PositiveIntegerField("port speed (Gb/s)", null=True, blank=True)
-    gpus_per_server = models.PositiveSmallIntegerField("GPUs per server", null=True, blank=True)
+    # Upper bounds well above any real item (a 10 MW load, a 100U rack, 10,000 ports, 100 Tb/s).
+    power_draw_w = models.PositiveIntegerField(
+        "power draw (W)", null=True, blank=True, validators=[MaxValueValidator(10_000_000)]
+    )
+    rack_units = models.PositiveSmallIntegerField(null=True, blank=True, validators=[MaxValueValidator(100)])
+    port_count = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(10_000)]
+    )
+    port_speed_gbps = models.PositiveIntegerField(
+        "port speed (Gb/s)", null=True, blank=True, validators=[MaxValueValidator(100_000)]
+    )
+    gpus_per_server = models.PositiveSmallIntegerField(
+        "GPUs per server", null=True, blank=True, validators=[MaxValueValidator(1_024)]
+    )
     accelerator = models.ForeignKey(
         "self",
         on_delete=models.PROTECT,
@@ -117,9 +148,10 @@ class Part(AuditedModel, TimeStampedModel):
         decimal_places=2,
         null=True,
         blank=True,
-        validators=NON_NEGATIVE,
+        validators=[*NON_NEGATIVE, MaxValueValidator(TPP_MAX)],
         help_text=(
-            "Total processing performance (dense TOPS × bit length). Computed from dense TOPS when empty."
+            "Total processing performance (dense TOPS × bit length). Computed from dense TOPS when empty. "
+            "At most 100,000,000."
         ),
     )
     die_area_mm2 = models.DecimalField(
@@ -128,8 +160,8 @@ class Part(AuditedModel, TimeStampedModel):
         decimal_places=2,
         null=True,
         blank=True,
-        validators=[validate_positive],
-        help_text="Applicable die area: the logic dies on non-planar transistor nodes. Greater than zero.",
+        validators=[MinValueValidator(DIE_AREA_MIN), MaxValueValidator(DIE_AREA_MAX)],
+        help_text="Applicable die area: the logic dies on non-planar transistor nodes. 1 to 100,000 mm².",
     )
     dense_tops = models.JSONField(
         "dense TOPS by bit length",
@@ -166,7 +198,7 @@ class Part(AuditedModel, TimeStampedModel):
         decimal_places=4,
         null=True,
         blank=True,
-        validators=NON_NEGATIVE,
+        validators=[*NON_NEGATIVE, MaxValueValidator(Decimal("1000"))],
         help_text="For high-bandwidth memory: bandwidth in GB/s divided by package area in mm². "
         "Above 2 is 3A090.c.",
     )
@@ -187,6 +219,9 @@ class Part(AuditedModel, TimeStampedModel):
 
     objects = PartQuerySet.as_manager()
 
+    # Matched and compared by people and systems: no invisible character may hide in it.
+    identifier_fields = ("part_number",)
+
     # What people edit (browser form and API); owner and timestamps are set by the service.
     EDITABLE_FIELDS = (
         "manufacturer", "part_number", "name", "description", "category", "unit_weight_kg", "length_cm",
@@ -199,8 +234,10 @@ class Part(AuditedModel, TimeStampedModel):
     class Meta:
         ordering = ["manufacturer__name", "part_number"]
         constraints = [
+            # Unique within one owner's catalogue: another organisation's private part never decides
+            # whether a number is free (issue 9); clean() also refuses a master catalogue number.
             models.UniqueConstraint(
-                "manufacturer", Lower("part_number"), name="catalog_part_number_unique_per_manufacturer"
+                "owner", "manufacturer", Lower("part_number"), name="catalog_part_number_unique_per_owner"
             ),
             models.CheckConstraint(
                 condition=Q(unit_weight_kg__gte=0), name="catalog_part_weight_non_negative"
@@ -239,6 +276,16 @@ class Part(AuditedModel, TimeStampedModel):
             errors["hs_code"] = problem
         if self.accelerator_id and self.category not in (PartCategory.SERVER,):
             errors["accelerator"] = "Only servers and systems contain an accelerator."
+        elif (
+            self.accelerator_id
+            and self.owner_id
+            and not (self.accelerator.owner_id == self.owner_id or self.accelerator.owner.kind == "operator")
+        ):
+            # Another organisation's private accelerator would read back through this part's
+            # classification, and stop its owner deleting it (issue 9).
+            errors["accelerator"] = (
+                "The accelerator must be a part of the master catalogue or of the same owner."
+            )
         if self.gpus_per_server and self.category != PartCategory.SERVER:
             errors["gpus_per_server"] = "Only servers and systems have GPUs per server."
         if self.dense_tops:
@@ -255,14 +302,22 @@ class Part(AuditedModel, TimeStampedModel):
                     "A server with an accelerator or GPUs per server recorded is not CPU-only: "
                     "clear one or the other."
                 )
-        if self.manufacturer_id and self.part_number:
+        if self.manufacturer_id and self.part_number and self.owner_id:
+            # Only parts the owner reads decide: its own and the master catalogue (the operator's,
+            # readable by everyone). Another partner's private part is never revealed by a refusal.
             clash = Part.objects.filter(
                 manufacturer_id=self.manufacturer_id, part_number__iexact=self.part_number
-            )
+            ).filter(Q(owner_id=self.owner_id) | Q(owner__kind="operator"))
             if self.pk:
                 clash = clash.exclude(pk=self.pk)
-            if clash.exists():
+            owners = set(clash.values_list("owner_id", flat=True))
+            if self.owner_id in owners:
                 errors["part_number"] = f"{self.manufacturer} already has a part numbered {self.part_number}."
+            elif owners:
+                errors["part_number"] = (
+                    f"{self.manufacturer} {self.part_number} is in the master catalogue already: "
+                    "use that part."
+                )
         if errors:
             raise ValidationError(errors)
 
@@ -277,31 +332,68 @@ class Part(AuditedModel, TimeStampedModel):
 
     @property
     def computed_tpp(self) -> Decimal | None:
-        """TPP as given, else the maximum over precisions of dense TOPS × bit length."""
+        """TPP as given, else the maximum over precisions of dense TOPS × bit length.
+
+        None when unknown — also when the stored figures are not numbers (a row written around
+        validation): a list showing the part must not fail, and the classification reads the
+        figures itself and names the bad one."""
         if self.tpp is not None:
             return self.tpp
-        if not self.dense_tops:
+        if not self.dense_tops or not isinstance(self.dense_tops, dict):
             return None
-        return max(Decimal(str(tops)) * int(bits) for bits, tops in self.dense_tops.items())
+        try:
+            products = [_tops(tops) * int(bits) for bits, tops in self.dense_tops.items()]
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+        best = max(products)
+        return best if best.is_finite() else None
 
     @property
     def performance_density(self) -> Decimal | None:
         tpp = self.computed_tpp
         if tpp is None or not self.die_area_mm2:
             return None
-        return (tpp / self.die_area_mm2).quantize(Decimal("0.01"))
+        try:
+            return (tpp / self.die_area_mm2).quantize(Decimal("0.01"))
+        except ArithmeticError:
+            return None
+
+
+def _tops(value) -> Decimal:
+    if isinstance(value, bool):
+        raise TypeError("a dense TOPS figure is a number, not true/false")
+    return Decimal(str(value))
 
 
 def _attributes_problem(value) -> str | None:
+    """Attributes are a flat object: at most 100 names of at most 64 characters, each with a
+    number, true/false, a single line of text or a list of those; at most 5,000 characters in all."""
     if not isinstance(value, dict):
         return 'Give other figures as an object of name to value, e.g. {"memory_gb": 80}.'
-    for key in value:
+    if len(value) > ATTRIBUTES_MAX_KEYS:
+        return f"At most {ATTRIBUTES_MAX_KEYS} attributes ({len(value)} given)."
+    for key, item in value.items():
         if key in RESERVED_ATTRIBUTES:
             field = Part._meta.get_field(key)
             return (
                 f"“{key}” is a figure with a field of its own: set it in the {field.name} field "
                 f"({field.verbose_name}), not in attributes."
             )
+        name = str(key)
+        if len(name) > ATTRIBUTE_KEY_MAX_LENGTH:
+            return f"{name[:40]!r}…: an attribute name has at most {ATTRIBUTE_KEY_MAX_LENGTH} characters."
+        if problem := text_problem(name, "identifier"):
+            return f"{name!r} is not an attribute name: {problem}"
+        for element in item if isinstance(item, list) else [item]:
+            if isinstance(element, dict | list):
+                return f"“{key}”: give a number, true/false, text or a list of those, not nested objects."
+            if isinstance(element, str) and (problem := text_problem(element, "line")):
+                return f"“{key}”: {problem}"
+            if isinstance(element, float) and not math.isfinite(element):
+                return f"“{key}”: {element} is not a number."
+    size = len(json.dumps(value, ensure_ascii=False))
+    if size > FREE_TEXT_MAX_LENGTH:
+        return f"At most {FREE_TEXT_MAX_LENGTH:,} characters of attributes in all ({size:,} given)."
     return None
 
 
@@ -309,11 +401,21 @@ def _dense_tops_problem(value) -> str | None:
     if not isinstance(value, dict):
         return 'Give dense TOPS as an object of bit length to figure, e.g. {"8": "1979"}.'
     for bits, tops in value.items():
-        if not str(bits).isdigit() or int(bits) not in (4, 6, 8, 16, 32, 64):
+        if str(bits) not in ("4", "6", "8", "16", "32", "64"):
             return f"{bits!r} is not a bit length (4, 6, 8, 16, 32 or 64)."
         try:
-            if Decimal(str(tops)) < 0:
-                return f"Dense TOPS at {bits} bits must not be negative."
-        except ArithmeticError:
+            figure = _tops(tops)
+        except (ArithmeticError, TypeError, ValueError):
             return f"{tops!r} at {bits} bits is not a number."
+        if not figure.is_finite():
+            return f"{tops!r} at {bits} bits is not a number."
+        if figure < 0:
+            return f"Dense TOPS at {bits} bits must not be negative."
+        if figure.as_tuple().exponent < -DENSE_TOPS_DECIMAL_PLACES:
+            return f"Dense TOPS at {bits} bits has at most {DENSE_TOPS_DECIMAL_PLACES} decimal places."
+        if figure * int(bits) > TPP_MAX:
+            return (
+                f"Dense TOPS at {bits} bits × {bits} gives a TPP above the largest accepted "
+                f"({TPP_MAX:,}); check the unit (TOPS, not OPS)."
+            )
     return None

@@ -45,7 +45,7 @@ class PartCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
     template_name = "catalog/part_form.html"
 
     def get_form_kwargs(self):
-        return super().get_form_kwargs() | {"owner": _owner_for(self.request.user)}
+        return super().get_form_kwargs() | {"owner": _owner_for(self.request.user), "user": self.request.user}
 
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in form.Meta.fields}
@@ -60,6 +60,9 @@ class PartUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
     model = Part
     form_class = PartForm
     template_name = "catalog/part_form.html"
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"user": self.request.user}
 
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in form.changed_data}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from apps.accounts.demo import connect
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.catalog.models import Part
 from apps.shipments import services as shipment_services
@@ -58,7 +59,7 @@ def load_reference() -> dict[str, int]:
         ("R-41019876", "SYS-821GE-TNHR"),
         ("R-41033333", "DGXH-G1128F+P2CMI36"),
     ]:
-        part = Part.objects.get(part_number=part_number)
+        part = Part.objects.get(part_number=part_number, owner__kind="operator")
         PartCertification.objects.get_or_create(
             part=part,
             scheme="bis_crs",
@@ -101,10 +102,16 @@ def _org(legal_name: str, **fields) -> Organisation:
     return org
 
 
-def _site(owner, name, city, country) -> Site:
+def _site(owner, name, city, country, customer) -> Site:
+    """A customer's data centre kept by the operator: seen by the customer, those connected with
+    it and its shipments' parties, not by every partner (issue 9)."""
     site = Site.objects.filter(owner=owner, name=name).first()
     if site is None:
-        site = Site(owner=owner, name=name, kind="data_centre", city=city, country=country)
+        site = Site(owner=owner, customer=customer, name=name, kind="data_centre", city=city, country=country)
+        site.full_clean()
+        site.save()
+    elif site.customer_id is None:
+        site.customer = customer
         site.full_clean()
         site.save()
     return site
@@ -135,7 +142,7 @@ def load_shipments() -> dict[str, int]:
     operator = Organisation.objects.get(kind=OrganisationKind.OPERATOR)
     qct = Organisation.objects.get(legal_name="Quanta Cloud Technology Inc.")
     factory = Site.objects.get(name="QCT Guishan Factory")
-    dgx = Part.objects.get(part_number="DGXH-G640F+P2CMI36")
+    dgx = Part.objects.get(part_number="DGXH-G640F+P2CMI36", owner__kind="operator")
     today = timezone.localdate()
     created = 0
 
@@ -174,7 +181,8 @@ def load_shipments() -> dict[str, int]:
         city="Riyadh",
         country="SA",
     )
-    riyadh = _site(operator, "Riyadh Compute — RUH1", "Riyadh", "SA")
+    riyadh = _site(operator, "Riyadh Compute — RUH1", "Riyadh", "SA", riyadh_org)
+    connect(qct.legal_name, riyadh_org.legal_name)
     if not Licence.objects.filter(number="D1234567").exists():
         services.licence_save(
             licence=Licence(),
@@ -203,7 +211,8 @@ def load_shipments() -> dict[str, int]:
         country="VN",
     )
     # H: the same systems to Vietnam (D:1) with no licence: held for a licence.
-    make("[Demo H]", _site(operator, "Hanoi AI Research — HAN DC", "Hanoi", "VN"), hanoi_org, 2)
+    connect(qct.legal_name, hanoi_org.legal_name)
+    make("[Demo H]", _site(operator, "Hanoi AI Research — HAN DC", "Hanoi", "VN", hanoi_org), hanoi_org, 2)
 
     restricted = _restricted_name()
     if restricted:
@@ -215,7 +224,10 @@ def load_shipments() -> dict[str, int]:
             city="Shenzhen" if country == "CN" else "—",
             country=country,
         )
-        destination = _site(operator, f"{lookalike.legal_name[:60]} data centre", lookalike.city, country)
-        # I: a consignee whose name matches an Entity List entry: held for review.
+        destination = _site(
+            operator, f"{lookalike.legal_name[:60]} data centre", lookalike.city, country, lookalike
+        )
+        # I: a consignee whose name matches an Entity List entry: held for review. Connected with
+        # nobody: no partner may name it, only the operator's staff.
         make("[Demo I]", destination, lookalike, 1)
     return {"compliance shipments": created}

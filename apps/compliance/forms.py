@@ -2,6 +2,7 @@ from django import forms
 from django.utils.html import format_html, format_html_join
 
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.forms import ScopedChoicesFormMixin
 
 from .engines.eccn import KNOWN_ECCNS, eccn_problem, normalise_eccn
 from .models import Licence
@@ -55,7 +56,7 @@ class ResolveForm(forms.Form):
     )
 
 
-class LicenceForm(forms.ModelForm):
+class LicenceForm(ScopedChoicesFormMixin, forms.ModelForm):
     class Meta:
         model = Licence
         fields = [

@@ -8,16 +8,17 @@ from django.db.models import Count, F, Prefetch, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.generic import TemplateView
 
 from apps.accounts.permissions import CapabilityRequiredMixin
 from apps.catalog.models import Part
+from apps.core.disclosure import person_label
 from apps.core.scoping import CHANGE
+from apps.core.views import safe_next
 from apps.shipments.models import Shipment, ShipmentStatus
 
-from . import services
+from . import disclosure, services
 from .api.views import task_status, visible_licence_ids
 from .engines.countries import chart_marks_for, groups_of
 from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
@@ -84,7 +85,7 @@ class HitDecisionView(CapabilityRequiredMixin, View):
                 messages.success(request, f"Hit on {hit.entry.name} {form.cleaned_data['decision']}ed.")
             except ValidationError as exc:
                 messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(_next(request, reverse("compliance:queue")))
+        return HttpResponseRedirect(safe_next(request, reverse("compliance:queue")))
 
 
 class BlockLiftView(CapabilityRequiredMixin, View):
@@ -115,15 +116,7 @@ class BlockLiftView(CapabilityRequiredMixin, View):
                 messages.success(request, lifted if (lifted and not block.is_active) else pending)
             except ValidationError as exc:
                 messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(_next(request, block.organisation.get_absolute_url()))
-
-
-def _next(request, default: str) -> str:
-    """Where a form posted from a page goes back to: `next` when it is a path of this site."""
-    target = request.POST.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return target
-    return default
+        return HttpResponseRedirect(safe_next(request, block.organisation.get_absolute_url()))
 
 
 def _shipment(request, reference, action="view"):
@@ -157,17 +150,25 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 reason.display_text = (
                     "A licence is required for this line; the exporter's licence does not cover it."
                     if hidden and reason.kind == HoldKind.LICENCE
-                    else reason.text
+                    else disclosure.hold_text(reason, request.user) or reason.text
                 )
+                shown = disclosure.hold_resolution(reason, request.user)
                 reason.display_resolution = (
-                    "Covered by a licence held by the exporter." if hidden else reason.resolution
+                    "Covered by a licence held by the exporter."
+                    if hidden
+                    else (reason.resolution if shown is None else shown)
                 )
+                reason.resolved_by_label = person_label(reason.resolved_by, request.user)
                 reason.free_text = reason.kind in NOTE_KINDS or reason.kind == HoldKind.UNCONFIRMED
                 reason.how = UNRESOLVABLE.get(reason.kind, "")
             for result in check.line_results.all():
                 result.licence_shown = result.licence_id is not None and (
                     visible is None or result.licence_id in visible
                 )
+            # A partner reads its own party result, without the screening's reasoning (issue 9).
+            check.shown_party_results = disclosure.party_results_for(check.party_results.all(), request.user)
+            for result in check.shown_party_results:
+                result.display_reasons = [] if disclosure.is_partner(request.user) else result.reasons
         return render(
             request,
             "compliance/shipment.html",
@@ -235,7 +236,11 @@ class PartClassificationView(CapabilityRequiredMixin, View):
 
     def get(self, request, pk, form=None, status=200):
         part = self._part(request, pk)
-        history = list(PartClassification.objects.filter(part=part).select_related("created_by"))
+        history = list(
+            PartClassification.objects.filter(part=part).select_related("created_by__organisation")
+        )
+        for row in history:  # a partner reads "Rackpass staff" for the operator's officers
+            row.created_by_label = person_label(row.created_by, request.user)
         return render(
             request,
             self.template_name,
@@ -293,7 +298,7 @@ class LicenceListView(CapabilityRequiredMixin, View):
             "compliance/licences.html",
             {
                 "licences": licences,
-                "form": form or LicenceForm(),
+                "form": form or LicenceForm(user=request.user),
                 "can_review": request.user.can("compliance.review"),
             },
             status=status,
@@ -302,7 +307,7 @@ class LicenceListView(CapabilityRequiredMixin, View):
     def post(self, request):
         if not request.user.can("compliance.review"):
             return render(request, "403.html", status=403)
-        form = LicenceForm(request.POST)
+        form = LicenceForm(request.POST, user=request.user)
         if form.is_valid():
             try:
                 licence = services.licence_save(

@@ -17,7 +17,40 @@ class TimeStampedModel(models.Model):
         abstract = True
 
 
-class AuditedModel(models.Model):
+class CheckedInputModel(models.Model):
+    """A model whose `full_clean` also refuses invisible control characters in text, free text
+    over its length limit and dates outside 2000–2100 (`validators.input_problems`), reported
+    against each field. Every business model is one (through `AuditedModel`), so a field added
+    later is checked without anyone remembering to.
+
+    `identifier_fields` names the CharFields held to the stricter identifier rule (no format
+    characters at all, not even joiners): numbers people match and compare, like part numbers;
+    `free_text_fields` the CharFields that are free text (newlines and tabs allowed), like remarks.
+    """
+
+    identifier_fields: tuple[str, ...] = ()
+    free_text_fields: tuple[str, ...] = ()
+
+    class Meta:
+        abstract = True
+
+    def clean_fields(self, exclude=None):
+        from django.core.exceptions import ValidationError
+
+        from .validators import input_problems
+
+        errors: dict = {}
+        try:
+            super().clean_fields(exclude=exclude)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        for name, problem in input_problems(self, exclude=set(exclude or ()) | set(errors)).items():
+            errors[name] = [ValidationError(problem, code="invalid")]
+        if errors:
+            raise ValidationError(errors)
+
+
+class AuditedModel(CheckedInputModel):
     """A business object whose every create, update and delete is written to the audit log.
 
     Subclasses may list fields to leave out of the recorded changes in `audit_exclude`.
@@ -148,8 +181,22 @@ class IdempotencyRecord(models.Model):
         return f"{self.method} {self.path} [{self.key}]"
 
 
+class TaskState(models.TextChoices):
+    OWED = "owed", "Owed (not yet handed to the broker)"
+    SENT = "sent", "Sent to the broker"
+    STARTED = "started", "Started by a worker"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
 class TaskRecord(models.Model):
-    """Who started a background task and about what, so its progress is shown only to them."""
+    """A background task someone's action made: who and about what (its progress is shown only to
+    them), and the task's own outbox row and progress.
+
+    It is written in the transaction of the state change that needs the task, as *owed*; sending
+    it after the commit marks it *sent* (`apps.core.tasks_outbox`), and a periodic sweep sends what
+    stays owed. Workers record its start, progress and end here (`apps.core.task_base`), so its
+    status reads the database, never the result backend."""
 
     task_id = models.CharField(max_length=64, unique=True)
     kind = models.CharField(max_length=60)
@@ -160,9 +207,28 @@ class TaskRecord(models.Model):
     object_repr = models.CharField(max_length=200, blank=True)
     object_url = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The outbox: what to send, and how sending went.
+    task_name = models.CharField(max_length=200, blank=True, help_text="The Celery task's name.")
+    kwargs = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=10, choices=TaskState.choices, default=TaskState.OWED)
+    send_attempts = models.PositiveIntegerField(default=0)
+    send_error = models.CharField(max_length=500, blank=True, help_text="Why the last send failed.")
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # What the worker reports.
+    time_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Seconds after which the worker kills the task."
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    progress_at = models.DateTimeField(null=True, blank=True, help_text="The last sign of life.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+    percent = models.PositiveSmallIntegerField(default=0)
+    step = models.CharField(max_length=300, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["state", "created_at"], name="core_task_state_created")]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.task_id}"

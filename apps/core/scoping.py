@@ -21,7 +21,8 @@ CHANGE = "change"
 
 class OrgScopedQuerySet(models.QuerySet):
     def visible_to(self, user: User, action: str = VIEW) -> OrgScopedQuerySet:
-        if not getattr(user, "is_authenticated", False) or not user.is_active:
+        # `can_sign_in`: the user and its organisation are active.
+        if not getattr(user, "is_authenticated", False) or not getattr(user, "can_sign_in", user.is_active):
             return self.none()
         if user.is_operator_staff:
             # A fresh queryset, never `self`: a viewset's class-level queryset evaluated once would

@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.accounts.permissions import CapabilityRequiredMixin
 
+from .disclosure import events_for
+from .filters import scope_filter_choices
 from .models import AuditEvent
 from .scoping import VIEW
+
+
+def safe_next(request: HttpRequest, default: str) -> str:
+    """Where a form goes after it is posted: its `next` field (or `?next=`) when that is a page of this
+    site, else `default`. Never another host, `//host`, a backslash trick or another scheme, and over
+    HTTPS never plain HTTP. Every view that redirects to an address from the request uses this."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
 
 
 class ScopedQuerysetMixin(CapabilityRequiredMixin):
@@ -26,7 +41,7 @@ class AuditTrailMixin:
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["audit_events"] = list(AuditEvent.objects.for_object(self.object)[:100])
+        context["audit_events"] = events_for(self.request.user, AuditEvent.objects.for_object(self.object))
         return context
 
 
@@ -38,9 +53,11 @@ class FilteredListMixin:
     partial_template_name: str = ""
 
     def get_filterset(self):
-        return self.filterset_class(
+        filterset = self.filterset_class(
             self.request.GET or None, queryset=self.get_queryset(), request=self.request
         )
+        scope_filter_choices(filterset, self.request.user)
+        return filterset
 
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()
@@ -64,6 +81,21 @@ class FilteredListMixin:
         return super().get_template_names()
 
 
+def add_service_errors(form, exc: ValidationError) -> None:
+    """Put a service's ValidationError on the form: on the fields it names, and what it says of a
+    field the form does not show (a description copied from the part …) above the form, named —
+    `form.add_error` would raise (a 500) for a field the form lacks."""
+    if not hasattr(exc, "error_dict"):
+        form.add_error(None, exc)
+        return
+    for field, errors in exc.error_dict.items():
+        if field in form.fields or field == "__all__":
+            form.add_error(None if field == "__all__" else field, errors)
+        else:
+            label = field.replace("_", " ")
+            form.add_error(None, [f"{label}: {message}" for error in errors for message in error.messages])
+
+
 class ServiceFormMixin:
     """Forms whose save goes through a service: service ValidationErrors land on the form's fields.
 
@@ -74,7 +106,7 @@ class ServiceFormMixin:
         try:
             self.object = self.save_with_service(form)
         except ValidationError as exc:
-            form.add_error(None, exc)
+            add_service_errors(form, exc)
             return self.form_invalid(form)
         return HttpResponseRedirect(self.get_success_url())
 

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
+from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment
 
@@ -83,7 +84,7 @@ class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnl
     def get_queryset(self):
         return self.get_base_queryset().visible_to(self.request.user)
 
-    @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY})
+    @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY, 409: None})
     @action(detail=True, methods=["get"])
     def download(self, request, pk=None):
         """The PDF, checked against its SHA-256 first (409 if the stored bytes were altered)."""
@@ -164,18 +165,35 @@ class ShipmentDocumentsView(APIView):
         )
 
 
+BUNDLE_KINDS = ["zip", "pdf"]
+
+
+def _one_of(choices: list[str]):
+    def check(value: str) -> str | None:
+        return None if value in ("", *choices) else f"{value!r} is not one of {', '.join(choices)}."
+
+    return check
+
+
 class BundleView(APIView):
     """All current documents of a shipment as one ZIP (`?as=zip`, default) or one merged PDF."""
 
     capabilities = {"read": "documents.view", "write": "documents.view"}
 
     @extend_schema(
-        parameters=[OpenApiParameter("as", str, enum=["zip", "pdf"])],
-        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+        parameters=[OpenApiParameter("as", str, enum=BUNDLE_KINDS, description="Default: zip.")],
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            409: None,
+        },
     )
     def get(self, request, shipment_reference):
+        refuse_unknown_query_params(
+            request, allowed_query_params(request, None) | {"as": _one_of(BUNDLE_KINDS)}
+        )
         shipment = get_object_or_404(Shipment.objects.visible_to(request.user), reference=shipment_reference)
-        kind = request.query_params.get("as", "zip")
+        kind = request.query_params.get("as") or "zip"
         try:
             if kind == "pdf":
                 return pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import uuid
+import logging
 import zipfile
 
 from django.core.exceptions import ValidationError
@@ -15,13 +15,16 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.jsonable import jsonable
-from apps.core.models import TaskRecord
-from apps.core.sequences import next_reference
+from apps.core.sequences import next_reference, peek_reference
+from apps.core.tasks_outbox import enqueue_on_commit
 from apps.shipments.models import Shipment
 
 from . import builder
+from .context import DocumentContext
 from .models import PREFIXES, Document, DocumentStatus, DocumentType
 from .renderer import render_pdf
+
+logger = logging.getLogger(__name__)
 
 
 class DocumentIntegrityError(Exception):
@@ -36,84 +39,125 @@ def _problems_error(problems: list[builder.Problem]) -> ValidationError:
     return ValidationError({p.field: f"{p.message} Fix it at {p.fix_url}" for p in problems})
 
 
+# Renders tried outside the lock before the last one is made under it (see document_generate).
+RENDER_ATTEMPTS = 3
+
+
+class _Moved(Exception):
+    """What a render was made from changed before its version could be written."""
+
+
 def document_generate(
     *, shipment: Shipment, doc_type: str, actor: User | None = None, task_id: str = ""
 ) -> Document:
     """Render a new version of a document (DRAFT-marked until the compliance check passed).
 
     Refused, listing every missing field, when the shipment lacks data the document needs.
+
+    The shipment's row is locked only to read and to write, never while WeasyPrint renders (a
+    milestone on the shipment must not wait for a PDF): the document is rendered from what the
+    shipment holds now, with the number and version it would get; then, in a short transaction
+    under the lock, the number is allocated and the content rebuilt, and the version is written
+    only if both match what was rendered. Otherwise (an edit, another version or another
+    document's number came first) it renders again; the last attempt renders under the lock,
+    so a busy shipment still gets its document. Numbers stay gap-free: an allocation that is not
+    used is rolled back.
     """
     if doc_type not in DocumentType.values:
         raise ValidationError({"doc_type": f"Unknown document type {doc_type!r}."})
-    problems = builder.document_problems(shipment, doc_type)
-    if problems:
-        raise _problems_error(problems)
+    signatory = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}" if actor else ""
+    for _attempt in range(RENDER_ATTEMPTS - 1):
+        current = Shipment.objects.get(pk=shipment.pk)
+        problems = builder.document_problems(current, doc_type)
+        if problems:
+            raise _problems_error(problems)
+        context = _context(current, doc_type, signatory, allocate=False)
+        pdf, pages = render_pdf(context)  # no transaction, no lock
+        try:
+            with transaction.atomic():
+                return _write(shipment, doc_type, signatory, context, pdf, pages, actor, task_id)
+        except _Moved:
+            continue
     with transaction.atomic():
-        # One version at a time per document: lock the shipment row while numbering.
-        Shipment.objects.select_for_update().filter(pk=shipment.pk).first()
-        previous = Document.objects.filter(shipment=shipment, doc_type=doc_type)
-        last = previous.aggregate(v=Max("version"))["v"] or 0
-        number = previous.values_list("number", flat=True).first() or next_reference(
-            PREFIXES[DocumentType(doc_type)]
-        )
-        signatory = ""
-        if actor is not None:
-            signatory = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}"
-        context = builder.build_context(
-            shipment,
-            doc_type,
-            number=number,
-            version=last + 1,
-            watermark=builder.watermark_for(shipment),
-            signatory=signatory,
-        )
+        return _write(shipment, doc_type, signatory, None, None, None, actor, task_id)
+
+
+def _context(shipment: Shipment, doc_type: str, signatory: str, *, allocate: bool):
+    """The document's content from the shipment as it is now, numbered as it would be (`allocate`
+    takes the number when it is the first version; call it then inside the writing transaction)."""
+    previous = Document.objects.filter(shipment=shipment, doc_type=doc_type)
+    last = previous.aggregate(v=Max("version"))["v"] or 0
+    prefix = PREFIXES[DocumentType(doc_type)]
+    number = previous.values_list("number", flat=True).first() or (
+        next_reference(prefix) if allocate else peek_reference(prefix)
+    )
+    return builder.build_context(
+        shipment,
+        doc_type,
+        number=number,
+        version=last + 1,
+        watermark=builder.watermark_for(shipment),
+        signatory=signatory,
+    )
+
+
+def _write(
+    shipment: Shipment,
+    doc_type: str,
+    signatory: str,
+    rendered: DocumentContext | None,
+    pdf: bytes | None,
+    pages: int | None,
+    actor: User | None,
+    task_id: str,
+) -> Document:
+    """Inside a transaction: lock the shipment, allocate, check the render still holds, write."""
+    locked = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    context = _context(locked, doc_type, signatory, allocate=True)
+    if rendered is None:  # the last attempt: render under the lock
+        problems = builder.document_problems(locked, doc_type)
+        if problems:
+            raise _problems_error(problems)
+        logger.warning("Rendering %s of %s under the lock: it kept changing", doc_type, locked.reference)
         pdf, pages = render_pdf(context)
-        previous.filter(status=DocumentStatus.DRAFT).update(status=DocumentStatus.SUPERSEDED)
-        document = Document(
-            shipment=shipment,
-            doc_type=doc_type,
-            number=number,
-            version=last + 1,
-            watermark=context.watermark,
-            sha256=_sha256(pdf),
-            size=len(pdf),
-            page_count=pages,
-            data=jsonable(context),
-            created_by=actor,
-            task_id=task_id,
-        )
-        document.pdf.save("document.pdf", ContentFile(pdf), save=False)
-        document.save()
+    elif jsonable(context) != jsonable(rendered):
+        raise _Moved  # rolls the number allocation back
+    previous = Document.objects.filter(shipment=locked, doc_type=doc_type)
+    previous.filter(status=DocumentStatus.DRAFT).update(status=DocumentStatus.SUPERSEDED)
+    document = Document(
+        shipment=locked,
+        doc_type=doc_type,
+        number=context.number,
+        version=context.version,
+        watermark=context.watermark,
+        sha256=_sha256(pdf),
+        size=len(pdf),
+        page_count=pages,
+        data=jsonable(context),
+        created_by=actor,
+        task_id=task_id,
+    )
+    document.pdf.save("document.pdf", ContentFile(pdf), save=False)
+    document.save()
     return document
 
 
 def document_generate_start(*, shipment: Shipment, doc_types: list[str], actor: User | None) -> str:
-    """Queue generation (after this transaction commits); returns the task id to poll."""
+    """Queue generation (recorded as owed now, sent after this transaction commits: the outbox);
+    returns the task id to poll."""
     from .tasks import generate_documents
 
     unknown = [t for t in doc_types if t not in DocumentType.values]
     if unknown or not doc_types:
         raise ValidationError({"doc_types": f"Unknown document types: {', '.join(unknown) or 'none given'}."})
-    task_id = str(uuid.uuid4())
-    TaskRecord.objects.create(
-        task_id=task_id,
+    return enqueue_on_commit(
+        generate_documents,
+        kwargs={"shipment_id": shipment.pk, "doc_types": doc_types, "actor_id": actor.pk if actor else None},
         kind="document generation",
-        user=actor,
-        organisation=actor.organisation if actor else None,
+        actor=actor,
         object_repr=shipment.reference,
         object_url=shipment.get_absolute_url(),
-    )
-    transaction.on_commit(
-        lambda: generate_documents.apply_async(
-            kwargs={
-                "shipment_id": shipment.pk,
-                "doc_types": doc_types,
-                "actor_id": actor.pk if actor else None,
-            },
-            task_id=task_id,
-        )
-    )
-    return task_id
+    ).task_id
 
 
 @transaction.atomic
@@ -154,12 +198,14 @@ def document_issue(*, document: Document, actor: User) -> Document:
     return document
 
 
-@transaction.atomic
 def document_void(*, document: Document, actor: User, reason: str) -> Document:
-    """Void a document (reason required). Its issued bytes stay; a copy stamped VOID is added."""
-    document = Document.objects.select_for_update().get(pk=document.pk)
+    """Void a document (reason required). Its issued bytes stay; a copy stamped VOID is added.
+
+    The VOID copy is rendered before the document's row is locked (to check it is still not void
+    and write)."""
     if not (reason or "").strip():
         raise ValidationError({"reason": "Say why the document is voided."})
+    document = Document.objects.select_related("shipment").get(pk=document.pk)
     if document.status == DocumentStatus.VOID:
         raise ValidationError({"status": f"{document} is already void."})
     context = builder.build_context(
@@ -170,6 +216,14 @@ def document_void(*, document: Document, actor: User, reason: str) -> Document:
         watermark="VOID",
     )
     void_pdf, _ = render_pdf(context)
+    with transaction.atomic():
+        return _void(document, actor, reason, void_pdf)
+
+
+def _void(document: Document, actor: User, reason: str, void_pdf: bytes) -> Document:
+    document = Document.objects.select_for_update().get(pk=document.pk)
+    if document.status == DocumentStatus.VOID:
+        raise ValidationError({"status": f"{document} is already void."})
     before = document.status
     document.status, document.voided_by, document.voided_at = DocumentStatus.VOID, actor, timezone.now()
     document.void_reason = reason.strip()

@@ -18,8 +18,9 @@ from . import services
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     max_retries=3,
-    time_limit=20 * 60,
-    soft_time_limit=19 * 60,
+    # A document renders in about a second; see the visibility timeout in settings.
+    time_limit=5 * 60,
+    soft_time_limit=4 * 60 + 30,
 )
 def generate_documents(self, shipment_id: int, doc_types: list[str], actor_id: int | None = None) -> dict:
     """Render each requested document. A retry after a crash adds a version at worst, never a half file:

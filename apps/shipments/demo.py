@@ -32,6 +32,8 @@ OPERATOR_SITES = [
     ("Chennai AI Compute — Siruseri DC1", "data_centre", "Chennai", "IN", "", "", False),
     ("Jabil Guadalajara (NVIDIA networking)", "factory", "Zapopan", "MX", "", "", False),
 ]
+# Operator-kept sites of a customer: its data centre.
+CUSTOMER_SITES = {"Chennai AI Compute — Siruseri DC1": "Chennai AI Compute Pvt. Ltd."}
 SUPPLIER_SITES = [
     ("Quanta Cloud Technology Inc.", "QCT Guishan Factory", "factory", "Taoyuan", "TW"),
     ("Super Micro Computer, Inc.", "Supermicro San Jose Campus", "factory", "San Jose", "US"),
@@ -147,7 +149,7 @@ def _site(owner, name, kind, city, country, iata="", unlocode="", bonded=False):
 def _reference_data() -> None:
     operator = Organisation.objects.get(kind=OrganisationKind.OPERATOR)
     for name, kind, city, country, iata, unlocode, bonded in OPERATOR_SITES:
-        _site(
+        site = _site(
             operator,
             name,
             kind,
@@ -157,6 +159,13 @@ def _reference_data() -> None:
             unlocode if kind != "airport" else "",
             bonded,
         )
+        customer = CUSTOMER_SITES.get(name)
+        if customer and site.customer_id is None:
+            # Where a customer's cluster stands is the customer's (issue 9): seen by it, those
+            # connected with it and its shipments' parties, not by every partner.
+            site.customer = Organisation.objects.get(legal_name=customer)
+            site.full_clean()
+            site.save()
     for org_name, name, kind, city, country in SUPPLIER_SITES:
         _site(Organisation.objects.get(legal_name=org_name), name, kind, city, country)
     for org_name, service, country in [
@@ -209,7 +218,7 @@ def _reference_data() -> None:
 
 
 def _part(number: str) -> Part:
-    return Part.objects.get(part_number=number)
+    return Part.objects.get(part_number=number, owner__kind="operator")
 
 
 def _org(name: str) -> Organisation:

@@ -4,13 +4,14 @@ import django_filters
 from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.search import SearchTermsFilter
 
 from .models import FreightRate, Incoterm, Shipment, ShipmentStatus, Site, SiteKind, TransportMode
 from .selectors import late_q
 
 
 class ShipmentFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = SearchTermsFilter(method="search", label="Search")
     status = django_filters.MultipleChoiceFilter(choices=ShipmentStatus.choices)
     mode = django_filters.ChoiceFilter(choices=TransportMode.choices)
     incoterm = django_filters.ChoiceFilter(choices=Incoterm.choices)
@@ -46,7 +47,7 @@ class ShipmentFilter(django_filters.FilterSet):
 
 
 class SiteFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = SearchTermsFilter(method="search", label="Search")
     kind = django_filters.ChoiceFilter(choices=SiteKind.choices)
     country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
 

@@ -156,12 +156,15 @@ def record_party_needs(shipment: Shipment) -> list[RecordPartyNeed]:
     ]
 
 
-def record_party_providers(country: str, service: str) -> list[Organisation]:
-    return list(
-        Organisation.objects.filter(is_active=True, coverage__service=service, coverage__country=country)
-        .order_by("legal_name")
-        .distinct()
+def record_party_providers(country: str, service: str, *, for_user=None) -> list[Organisation]:
+    """IOR/EOR providers covering `country`; with `for_user`, only those the user may name (a
+    partner is shown the providers it is connected with, not every organisation, issue 9)."""
+    providers = Organisation.objects.filter(
+        is_active=True, coverage__service=service, coverage__country=country
     )
+    if for_user is not None:
+        providers = providers.filter(pk__in=Organisation.objects.nameable_by(for_user).values("pk"))
+    return list(providers.order_by("legal_name").distinct())
 
 
 # --- guards (simple rules until the compliance and documents apps fill them in) --------------

@@ -11,10 +11,11 @@ from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.accounts.models import Connection, Organisation, OrganisationKind, User
 from apps.catalog.models import Part
 from apps.core.audit import record_transition
 from apps.core.sequences import next_reference
+from apps.core.validators import text_problem
 
 from . import hooks, selectors
 from .engines import workflow
@@ -84,7 +85,7 @@ def shipment_create(
     shipment.save()
     for role, organisation in (parties or {}).items():
         if organisation is not None:
-            party_set(shipment=shipment, role=role, organisation=organisation)
+            party_set(shipment=shipment, role=role, organisation=organisation, actor=actor)
     selectors.shipment_refresh_eta(shipment)
     return shipment
 
@@ -101,23 +102,73 @@ def shipment_update(*, shipment: Shipment, fields: dict[str, Any]) -> Shipment:
 
 
 @transaction.atomic
-def party_set(*, shipment: Shipment, role: str, organisation: Organisation | None) -> ShipmentParty | None:
-    """Name (or, with None, remove) the organisation acting in `role` on the shipment."""
+def party_set(
+    *, shipment: Shipment, role: str, organisation: Organisation | None, actor: User | None
+) -> ShipmentParty | None:
+    """Name (or, with None, remove) the organisation acting in `role` on the shipment.
+
+    Who may name whom (issue 9): operator staff name any active organisation; a partner names
+    parties only on its own shipments, and only its own organisation or one the operator has
+    connected it with (`Organisation.objects.nameable_by`). On a partner's shipment every party is
+    the owner or connected with it, whoever names it. `actor` None is the system (demo data,
+    commands), acting for the operator."""
     if role not in PartyRole.values:
         raise ValidationError(
             {"role": f"Unknown party role {role!r}; use one of {', '.join(PartyRole.values)}."}
         )
     _require_draft(shipment, "parties change")
     existing = ShipmentParty.objects.filter(shipment=shipment, role=role).first()
+    if existing is not None and organisation is not None and existing.organisation_id == organisation.pk:
+        return existing  # unchanged: a party kept as it was is never refused
+    _check_party(shipment, PartyRole(role), organisation, actor)
     if organisation is None:
         if existing:
             existing.delete()
         return None
     if existing is None:
         return _save(ShipmentParty(shipment=shipment, role=role, organisation=organisation))
-    if existing.organisation_id != organisation.pk:
-        return _save(existing, organisation=organisation)
-    return existing
+    return _save(existing, organisation=organisation)
+
+
+def _check_party(
+    shipment: Shipment, role: PartyRole, organisation: Organisation | None, actor: User | None
+) -> None:
+    role_name = role.label.lower()
+    if actor is not None and not actor.is_operator_staff:
+        if actor.organisation_id != shipment.owner_id:
+            raise ValidationError(
+                {
+                    "organisation": f"Only {shipment.owner} and Rackpass name the parties of "
+                    f"{shipment.reference} (here the {role_name})."
+                }
+            )
+        nameable = Organisation.objects.nameable_by(actor)
+        if organisation is not None and not nameable.filter(pk=organisation.pk).exists():
+            raise ValidationError(
+                {
+                    "organisation": f"The {role_name} must be your organisation or one Rackpass has "
+                    "connected it with."
+                }
+            )
+    if organisation is None:
+        return
+    if not organisation.is_active:
+        raise ValidationError(
+            {"organisation": f"{organisation} is deactivated; it cannot be the {role_name}."}
+        )
+    owner = shipment.owner
+    unconnected = (
+        owner.kind != OrganisationKind.OPERATOR
+        and organisation.pk != owner.pk
+        and not Connection.objects.between(owner, organisation).exists()
+    )
+    if unconnected:
+        raise ValidationError(
+            {
+                "organisation": f"{organisation} cannot be the {role_name} of {shipment.reference}: "
+                f"connect {owner} with it first (organisation page, Connections)."
+            }
+        )
 
 
 # --- lines and serials ----------------------------------------------------------------------
@@ -215,6 +266,11 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
         errors.append(f"Repeated serial numbers: {', '.join(duplicates[:10])}.")
     if len(cleaned) > line.quantity:
         errors.append(f"{len(cleaned)} serial numbers for a quantity of {line.quantity}.")
+    errors.extend(
+        f"Serial number {s[:40]!r}: {problem}"
+        for s in cleaned
+        if (problem := text_problem(s, "identifier"))
+    )
     if errors:
         raise ValidationError({"serials": errors})
     kept = {s.serial: s for s in line.serials.all()}
@@ -471,7 +527,9 @@ def event_record(
     leg: Leg | None = None,
     eta: dt.date | None = None,
 ) -> TrackingEvent:
-    """Add a milestone; it moves the status along where the flow allows (events may arrive out of order)."""
+    """Add a milestone. Events may arrive out of order: the status goes as far as all of the
+    shipment's events prove, by when they happened (`workflow.settle`); skipped steps are recorded
+    as inferred, and an event that moves nothing says why (`status_note`)."""
     shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
     if shipment.status == ShipmentStatus.CANCELLED:
         raise ValidationError({"shipment": f"{shipment.reference} is cancelled; it takes no more events."})
@@ -498,53 +556,76 @@ def event_record(
     event.full_clean(exclude=["posted_by"])
     event.save()
     _apply_event_to_leg(event)
-    new_status = _event_status(shipment, event)
-    if new_status:
-        if new_status == RELEASE:
-            shipment = shipment_transition(
-                shipment=shipment,
-                target=RELEASE,
-                actor=actor,
-                reason=f"{event.get_code_display()}: {remarks}",
-                check_capability=False,
-            )
-            if shipment.status == ShipmentStatus.AT_CUSTOMS:
-                shipment = shipment_transition(
-                    shipment=shipment, target=ShipmentStatus.CLEARED, actor=actor, check_capability=False
-                )
-        else:
-            shipment = shipment_transition(
-                shipment=shipment,
-                target=new_status,
-                actor=actor,
-                check_capability=False,
-                reason=remarks or f"{event.get_code_display()} at {location}".strip(),
-                hold_kind=workflow.HoldKind.CUSTOMS if new_status == ShipmentStatus.ON_HOLD else "",
-            )
-        event.status_after = shipment.status
-        event.save(update_fields=["status_after"])
+    shipment = _settle(shipment, event, actor, remarks, location)
     selectors.shipment_refresh_eta(shipment)
     return event
 
 
-def _event_status(shipment: Shipment, event: TrackingEvent) -> str | None:
-    current = workflow.Status(shipment.status)
-    if event.code == EventCode.CUSTOMS_HOLD:
-        return ShipmentStatus.ON_HOLD if workflow.can_move(current, workflow.Status.ON_HOLD) else None
-    if event.code == EventCode.CUSTOMS_RELEASED and current == workflow.Status.ON_HOLD:
-        return RELEASE if shipment.hold_kind == workflow.HoldKind.CUSTOMS else None
-    is_final = (
-        event.leg is None
-        or event.leg.destination_id == shipment.destination_id
-        or (
-            event.leg.role != LegRole.INBOUND
-            and not shipment.legs.filter(sequence__gt=event.leg.sequence).exists()
-        )
+def _milestone(shipment: Shipment, event: TrackingEvent, later_legs: set[int]) -> workflow.Milestone:
+    leg = event.leg
+    return workflow.Milestone(
+        code=event.code,
+        occurred_at=event.occurred_at,
+        # An arrival counts as at destination on the final leg, or a leg to the destination.
+        is_final_leg=leg is None
+        or leg.destination_id == shipment.destination_id
+        or (leg.role != LegRole.INBOUND and leg.pk not in later_legs),
+        inbound=leg is not None and leg.role == LegRole.INBOUND,
     )
-    target = workflow.event_target(event.code, current, is_final_leg=is_final)
-    if target == workflow.Status.IN_TRANSIT and event.leg is not None and event.leg.role == LegRole.INBOUND:
-        return None  # a supplier's truck leaving for the consolidation warehouse is not the main departure
-    return target.value if target else None
+
+
+def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str, location: str) -> Shipment:
+    """Move the status as far as the shipment's events (ordered by when they happened, not by when
+    they arrived) prove; record the steps taken on the way as inferred, or why nothing moved."""
+    legs = list(shipment.legs.all())
+    later_legs = {leg.pk for leg in legs if any(other.sequence > leg.sequence for other in legs)}
+    events = list(shipment.events.select_related("leg"))
+    outcome = workflow.settle(
+        workflow.Status(shipment.status),
+        [_milestone(shipment, e, later_legs) for e in events],
+        _milestone(shipment, event, later_legs),
+        held_from=workflow.Status(shipment.held_from) if shipment.held_from else None,
+        hold_kind=shipment.hold_kind or None,
+    )
+    label = event.get_code_display()
+    said = remarks or f"{label} at {location}".strip()
+    before, note = shipment.status, outcome.reason
+    try:
+        if outcome.release:
+            shipment = shipment_transition(
+                shipment=shipment,
+                target=RELEASE,
+                actor=actor,
+                reason=f"{label}: {remarks}",
+                check_capability=False,
+            )
+        if outcome.hold:
+            shipment = shipment_transition(
+                shipment=shipment, target=ShipmentStatus.ON_HOLD, actor=actor, reason=said,
+                hold_kind=workflow.HoldKind.CUSTOMS, check_capability=False,
+            )  # fmt: skip
+        for n, step in enumerate(outcome.steps, start=1):
+            inferred = n < len(outcome.steps)
+            reason = (
+                f"inferred from {label} of {event.occurred_at:%Y-%m-%d %H:%M} (event {event.pk})"
+                if inferred
+                else said
+            )
+            shipment = shipment_transition(
+                shipment=shipment, target=step, actor=actor, reason=reason, check_capability=False
+            )
+    except TransitionRefused as exc:
+        # A guard refused a step: the status stays where the last allowed step put it.
+        note = f"Stopped at {shipment.get_status_display().lower()}: {' '.join(exc.reasons)}"
+    if shipment.status != before:
+        if not note:
+            inferred = ", ".join(workflow.LABELS[s].lower() for s in outcome.inferred)
+            moved = f"Moved from {ShipmentStatus(before).label.lower()} to {shipment.get_status_display()}"
+            note = moved.lower() + (f"; {inferred} inferred from this event." if inferred else ".")
+        event.status_after = shipment.status
+    event.status_note = note[:300]
+    event.save(update_fields=["status_after", "status_note"])
+    return shipment
 
 
 def _apply_event_to_leg(event: TrackingEvent) -> None:

@@ -12,9 +12,11 @@ from django.views.generic import CreateView, TemplateView, UpdateView
 
 from apps.accounts.models import RecordService
 from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.core.disclosure import events_for
 from apps.core.models import AuditEvent
 from apps.core.scoping import CHANGE, VIEW
-from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
+from apps.core.tasks_outbox import owed_messages
+from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin, add_service_errors
 
 from . import selectors, services
 from .engines import workflow
@@ -51,9 +53,21 @@ class ShipmentCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
 
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in ShipmentForm.Meta.fields}
-        shipment = services.shipment_create(actor=self.request.user, fields=fields, parties=form.parties())
+        with transaction.atomic():
+            shipment = services.shipment_create(actor=self.request.user, fields=fields)
+            _set_parties(shipment, form.parties(), self.request.user, current={})
         messages.success(self.request, f"Shipment {shipment} created as a draft.")
         return shipment
+
+
+def _set_parties(shipment: Shipment, parties: dict, actor, *, current: dict) -> None:
+    """Name the parties that changed; the service's refusal lands on the role's form field."""
+    for role, organisation in parties.items():
+        if current.get(role) != (organisation.pk if organisation else None):
+            try:
+                services.party_set(shipment=shipment, role=role, organisation=organisation, actor=actor)
+            except ValidationError as exc:
+                raise ValidationError({f"party_{role}": exc.messages}) from exc
 
 
 class ShipmentUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
@@ -76,9 +90,7 @@ class ShipmentUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
                 services.shipment_update(shipment=self.object, fields=fields) if fields else self.object
             )
             current = {p.role: p.organisation_id for p in shipment.parties.all()}
-            for role, organisation in form.parties().items():
-                if current.get(role) != (organisation.pk if organisation else None):
-                    services.party_set(shipment=shipment, role=role, organisation=organisation)
+            _set_parties(shipment, form.parties(), self.request.user, current=current)
         messages.success(self.request, f"Shipment {shipment} saved.")
         return shipment
 
@@ -156,6 +168,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         need.role: selectors.record_party_providers(
             need.country,
             RecordService.IMPORTER_OF_RECORD if need.role == "importer" else RecordService.EXPORTER_OF_RECORD,
+            for_user=user,
         )
         for need in needs
         if need.needed
@@ -178,7 +191,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "can_change": can_change and user.can("shipments.edit"),
         "can_post_events": can_change and user.can("shipments.track") and shipment.status != "cancelled",
         "actions": _actions_for(user, shipment) if can_change else [],
-        "audit_events": list(AuditEvent.objects.for_object(shipment)[:100]),
+        "audit_events": events_for(user, AuditEvent.objects.for_object(shipment)),
         "missing_documents": _missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(),
@@ -209,7 +222,7 @@ class _ShipmentPostView(CapabilityRequiredMixin, View):
             try:
                 message = self.save(form)
             except ValidationError as exc:
-                form.add_error(None, exc)
+                add_service_errors(form, exc)
             else:
                 messages.success(request, message)
                 return HttpResponseRedirect(self.shipment.get_absolute_url())
@@ -328,6 +341,14 @@ class TransitionView(CapabilityRequiredMixin, View):
                 transition_errors={"message": exc.message, "reasons": exc.reasons},
             )
         messages.success(request, f"{shipment} is now {shipment.get_status_display().lower()}.")
+
+        def say_what_is_owed():
+            # After the commit, when the tasks the change queued were handed to the broker (the
+            # outbox sends them in an earlier on-commit callback): say which could not be.
+            for message in owed_messages(shipment.reference):
+                messages.warning(request, message)
+
+        transaction.on_commit(say_what_is_owed)
         return HttpResponseRedirect(shipment.get_absolute_url())
 
 
@@ -371,6 +392,9 @@ class SiteCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
     model = Site
     form_class = SiteForm
     template_name = "shipments/site_form.html"
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"user": self.request.user}
 
     def get_form(self, form_class=None):
         form = super().get_form(form_class)

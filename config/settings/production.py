@@ -4,7 +4,7 @@ Required environment: DJANGO_SECRET_KEY, DATABASE_URL, DJANGO_ALLOWED_HOSTS, RED
 """
 
 from .base import *  # noqa: F401,F403
-from .base import env
+from .base import env, redis_cache
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -12,7 +12,7 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 REDIS_URL = env("REDIS_URL")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+CACHES = {"default": redis_cache(REDIS_URL)}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False

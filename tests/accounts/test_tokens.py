@@ -57,9 +57,11 @@ def test_revoked_and_expired_tokens_are_refused(supplier_user):
     assert response.status_code == 401 and "revoked" in response.json()["detail"]
     assert ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=False).exists()  # kept, not deleted
 
-    _, key = api_token_create(
-        user=supplier_user, name="short", expires_at=timezone.now() - dt.timedelta(seconds=1)
+    short, key = api_token_create(
+        user=supplier_user, name="short", expires_at=timezone.now() + dt.timedelta(seconds=1)
     )
+    # Time passes (a token cannot be created already expired).
+    ApiToken.objects.filter(pk=short.pk).update(expires_at=timezone.now() - dt.timedelta(seconds=1))
     response = _client(key).get("/api/v1/me/")
     assert response.status_code == 401 and "expired" in response.json()["detail"]
 

@@ -79,6 +79,12 @@ def test_a_partner_cannot_spend_a_licence_it_does_not_hold(
     enough: only shipments of the licensee (or of the operator acting for it) draw on it."""
     mallory = OrganisationFactory(kind="customer", legal_name="Mallory Holdings", country="SA")
     partner = UserFactory(organisation=mallory, role=Role.PARTNER, username="mallory")
+    # Since issue 9 a partner names only organisations it is connected with; even connected with
+    # both, its shipment does not draw on their licence.
+    from apps.accounts.services import connection_create
+
+    connection_create(actor=coordinator, organisation=mallory, other=supplier)
+    connection_create(actor=coordinator, organisation=mallory, other=saudi_customer)
     shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 4)], actor=partner)
     assert shipment.owner_id == mallory.pk
     check = services.compliance_check_run(shipment=shipment, actor=partner)
@@ -566,3 +572,33 @@ def test_a_licence_added_in_the_admin_moves_a_waiting_shipment_on(
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Licence.objects.get(number="D555").eccns == "4A090.a"
     assert status_of(shipment) == "approved"
+
+
+def test_licence_figures_and_resolution_notes_are_bounded(
+    compliance_officer, api_as, saudi_customer, supplier, ship, indian_customer, dgx, coordinator
+):
+    body = {
+        "number": "DX",
+        "licensee": supplier.pk,
+        "eccns": "4A090.a",
+        "destination_countries": "SA",
+        "consignee": saudi_customer.pk,
+        "permitted_quantity": 10_000_001,
+        "permitted_value": "99999999999999.99",
+        "valid_from": "2026-01-01",
+        "expires_on": "2026-12-31",
+    }
+    response = api_as(compliance_officer).post("/api/v1/licences/", body, format="json")
+    assert response.status_code == 400 and {"permitted_quantity", "permitted_value"} <= set(response.json())
+    from apps.compliance.models import ImportRequirement
+
+    ImportRequirement.objects.create(
+        country="IN", kind="product_registration", scheme="bis_crs", name="BIS CRS", hs_prefixes="8471"
+    )
+    shipment = ship({"consignee": indian_customer}, "IN", "Chennai", [(dgx, 1)])
+    hold = services.compliance_check_run(shipment=shipment, actor=coordinator).hold_reasons.get()
+    with pytest.raises(ValidationError) as excinfo:
+        services.hold_reason_resolve(
+            hold=hold, actor=compliance_officer, resolution="BIS CRS R-4100 seen \u202eon the filing"
+        )
+    assert "resolution" in excinfo.value.message_dict

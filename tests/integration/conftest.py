@@ -3,6 +3,8 @@ from tests.compliance.conftest import (  # noqa: F401  (fixtures for the complia
     dgx,
     h100,
     indian_customer,
+    ship,
     sites,
     submitted,
+    switch,
 )

@@ -40,19 +40,23 @@ class WorkerRun:
     def __init__(self, queue: str):
         self.queue = queue
         self.output = ""
+        self.process: subprocess.Popen | None = None
 
 
 @contextmanager
-def celery_worker() -> Iterator[WorkerRun]:
+def celery_worker(
+    queue: str | None = None, settings_module: str = "config.settings.test"
+) -> Iterator[WorkerRun]:
     """A worker on a queue of its own; tasks sent with `queue=run.queue` go through the broker.
 
-    The worker is another process, so it needs Redis and a server database it can share.
+    The worker is another process, so it needs Redis and a server database it can share. Pass
+    the `queue` of an earlier run to take over its work; `run.process` can be killed.
     """
     require(redis_available(), "Redis (REDIS_URL)")
     require(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
-    run = WorkerRun(f"rackpass-test-{uuid.uuid4().hex[:10]}")
+    run = WorkerRun(queue or f"rackpass-test-{uuid.uuid4().hex[:10]}")
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"} | {
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DJANGO_SETTINGS_MODULE": settings_module,
         "DATABASE_URL": database_url(),
         "REDIS_URL": settings.REDIS_URL,
     }
@@ -61,6 +65,7 @@ def celery_worker() -> Iterator[WorkerRun]:
          "--hostname", f"{run.queue}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
+    run.process = process
     eager = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = False
     try:

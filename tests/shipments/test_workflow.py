@@ -89,7 +89,7 @@ def test_review_needs_an_importer_of_record_when_the_consignee_cannot_import(
     from tests.factories import OrganisationFactory
 
     ior = OrganisationFactory(kind="ior_provider", legal_name="IOR India", country="IN", city="Mumbai")
-    services.party_set(shipment=shipment, role="importer_of_record", organisation=ior)
+    services.party_set(shipment=shipment, role="importer_of_record", organisation=ior, actor=coordinator)
     assert services.shipment_transition(shipment=shipment, target="compliance_review", actor=coordinator)
 
 

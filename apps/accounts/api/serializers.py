@@ -1,10 +1,13 @@
 from rest_framework import serializers
 
-from ..models import ApiToken, Contact, Organisation, Registration, User
+from apps.core.api import ScopedPrimaryKeyRelatedField
+from apps.core.disclosure import person_label
+
+from ..models import ApiToken, Connection, Contact, Organisation, Registration, User
 
 
 class RegistrationSerializer(serializers.ModelSerializer):
-    organisation = serializers.PrimaryKeyRelatedField(queryset=Organisation.objects.all())
+    organisation = ScopedPrimaryKeyRelatedField(queryset=Organisation.objects.all())
     is_expired = serializers.BooleanField(read_only=True)
 
     class Meta:
@@ -14,7 +17,7 @@ class RegistrationSerializer(serializers.ModelSerializer):
 
 
 class ContactSerializer(serializers.ModelSerializer):
-    organisation = serializers.PrimaryKeyRelatedField(queryset=Organisation.objects.all())
+    organisation = ScopedPrimaryKeyRelatedField(queryset=Organisation.objects.all())
 
     class Meta:
         model = Contact
@@ -88,6 +91,43 @@ class OrganisationSerializer(serializers.ModelSerializer):
         if value != current and not (request and request.user.can("compliance.settings")):
             raise serializers.ValidationError("Only an administrator changes the four-eyes setting.")
         return value
+
+
+class ConnectionSerializer(serializers.ModelSerializer):
+    """Two organisations that work together (either order on input). The note and who recorded
+    it are the operator's: a partner reads "Rackpass staff" and no note."""
+
+    organisation_a = ScopedPrimaryKeyRelatedField(queryset=Organisation.objects.filter(is_active=True))
+    organisation_b = ScopedPrimaryKeyRelatedField(queryset=Organisation.objects.filter(is_active=True))
+    organisation_a_name = serializers.CharField(source="organisation_a.legal_name", read_only=True)
+    organisation_b_name = serializers.CharField(source="organisation_b.legal_name", read_only=True)
+    created_by = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Connection
+        fields = [
+            "id",
+            "organisation_a",
+            "organisation_a_name",
+            "organisation_b",
+            "organisation_b_name",
+            "note",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = ["created_at"]
+        validators: list = []  # the service refuses a pair connected already, in either order
+
+    def get_created_by(self, obj) -> str:
+        request = self.context.get("request")
+        return person_label(obj.created_by, getattr(request, "user", None))
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if not (request and request.user.is_operator_staff):
+            data["note"] = ""
+        return data
 
 
 class UserSerializer(serializers.ModelSerializer):

@@ -8,11 +8,12 @@ from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.scoping import CHANGE
 
 from .. import services
-from ..filters import ApiTokenFilter
-from ..models import ApiToken, Contact, Organisation, Registration
+from ..filters import ApiTokenFilter, ConnectionFilter
+from ..models import ApiToken, Connection, Contact, Organisation, Registration
 from .serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
+    ConnectionSerializer,
     ContactSerializer,
     OrganisationSerializer,
     RegistrationSerializer,
@@ -48,7 +49,7 @@ class OrganisationViewSet(
 
 
 class _OrganisationChildViewSet(
-    OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
+    AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
 ):
     capabilities = {"read": "organisations.view", "write": "organisations.edit"}
     create_service = None
@@ -78,7 +79,41 @@ class ContactViewSet(_OrganisationChildViewSet):
     create_service = staticmethod(services.contact_create)
 
 
-class ApiTokenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+class ConnectionViewSet(
+    AuditHistoryMixin,
+    OrgScopedViewSetMixin,
+    mixins.CreateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
+    """Who works with whom. A partner may name as parties its own organisation and those it is
+    connected with, and reaches another partner's shipment only while connected with its owner.
+    Partners read their own connections; the operator's coordinators and administrators keep them."""
+
+    queryset = Connection.objects.select_related(
+        "organisation_a", "organisation_b", "created_by__organisation"
+    )
+    serializer_class = ConnectionSerializer
+    filterset_class = ConnectionFilter
+    ordering_fields = ["created_at"]
+    capabilities = {"read": "connections.view", "write": "connections.manage"}
+
+    def perform_create(self, serializer):
+        data = serializer.validated_data
+        serializer.instance = services.connection_create(
+            actor=self.request.user,
+            organisation=data["organisation_a"],
+            other=data["organisation_b"],
+            note=data.get("note", ""),
+        )
+
+    def perform_destroy(self, instance):
+        services.connection_remove(connection=instance, actor=self.request.user)
+
+
+class ApiTokenViewSet(
+    AuditHistoryMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet
+):
     """Your own API tokens. Creating one returns its key once; deleting revokes it (the record stays)."""
 
     serializer_class = ApiTokenSerializer

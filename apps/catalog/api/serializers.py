@@ -1,8 +1,7 @@
-from decimal import Decimal
-
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.api import FittingDecimalField, ScopedPrimaryKeyRelatedField
 from apps.core.hscodes import normalise_hs_code
 
 from ..models import Manufacturer, Part
@@ -40,13 +39,11 @@ class ManufacturerSerializer(serializers.ModelSerializer):
 class PartSerializer(serializers.ModelSerializer):
     manufacturer = _ManufacturerSchemaField()
     owner = serializers.PrimaryKeyRelatedField(read_only=True)
-    accelerator = serializers.PrimaryKeyRelatedField(
+    accelerator = ScopedPrimaryKeyRelatedField(
         queryset=Part.objects.filter(category="accelerator"), required=False, allow_null=True
     )
-    computed_tpp = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True, allow_null=True)
-    performance_density = serializers.DecimalField(
-        max_digits=12, decimal_places=2, read_only=True, allow_null=True
-    )
+    computed_tpp = FittingDecimalField(max_digits=14, decimal_places=2)
+    performance_density = FittingDecimalField(max_digits=12, decimal_places=2)
     url = serializers.HyperlinkedIdentityField(view_name="api:part-detail")
 
     class Meta:
@@ -56,13 +53,6 @@ class PartSerializer(serializers.ModelSerializer):
             "updated_at",
         ]  # fmt: skip
         read_only_fields = ["created_at", "updated_at"]
-        extra_kwargs = {
-            "unit_weight_kg": {"min_value": Decimal("0")},
-            "length_cm": {"min_value": Decimal("0")},
-            "width_cm": {"min_value": Decimal("0")},
-            "height_cm": {"min_value": Decimal("0")},
-            "unit_value": {"min_value": Decimal("0")},
-        }
         # Uniqueness is checked by the model (case-insensitive, reported on part_number).
         validators: list = []
 

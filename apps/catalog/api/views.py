@@ -41,7 +41,7 @@ class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
         part_delete(part=instance)
 
 
-class ManufacturerViewSet(viewsets.ReadOnlyModelViewSet):
+class ManufacturerViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Manufacturer.objects.all()
     serializer_class = ManufacturerSerializer
     search_fields = ["name"]

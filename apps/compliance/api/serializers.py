@@ -4,10 +4,13 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from apps.accounts.models import Organisation
-from apps.catalog.models import Part
+from apps.catalog.models import TPP_MAX, Part
+from apps.core.api import ScopedPrimaryKeyRelatedField
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.disclosure import person_label
 from apps.shipments.models import EndUseFlag, PartyRole, ShipmentStatus
 
+from .. import disclosure
 from ..engines.eccn import eccn_problem, normalise_eccn
 from ..models import (
     CheckLineResult,
@@ -41,7 +44,9 @@ class EccnField(serializers.CharField):
 
 class ClassificationSerializer(serializers.ModelSerializer):
     part_number = serializers.CharField(source="part.part_number", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", default=None, read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username", default=None, allow_null=True, read_only=True
+    )
 
     class Meta:
         model = PartClassification
@@ -62,16 +67,29 @@ class ClassificationSerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
         ]
+        read_only_fields = ["part"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        viewer = _viewer(self)
+        if viewer is not None and instance.created_by_id:
+            data["created_by"] = person_label(instance.created_by, viewer, own=data["created_by"])
+        return data
+
+
+def _viewer(serializer):
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
 
 
 class OverrideSerializer(serializers.Serializer):
-    part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.all())
+    part = ScopedPrimaryKeyRelatedField(queryset=Part.objects.all())
     eccn = EccnField()
     reason = serializers.CharField()
 
 
 class ClassifyRunSerializer(serializers.Serializer):
-    part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.all())
+    part = ScopedPrimaryKeyRelatedField(queryset=Part.objects.all())
 
 
 class DeterminationRequestSerializer(serializers.Serializer):
@@ -88,7 +106,9 @@ class DeterminationRequestSerializer(serializers.Serializer):
     )
     temporary = serializers.BooleanField(default=False)
     data_centre = serializers.BooleanField(default=True)
-    tpp = serializers.DecimalField(max_digits=12, decimal_places=2, required=False)
+    tpp = serializers.DecimalField(
+        max_digits=12, decimal_places=2, required=False, min_value=Decimal("0"), max_value=TPP_MAX
+    )
 
 
 class DrawdownSerializer(serializers.ModelSerializer):
@@ -109,11 +129,11 @@ class DrawdownSerializer(serializers.ModelSerializer):
 
 
 class LicenceSerializer(serializers.ModelSerializer):
-    licensee = serializers.PrimaryKeyRelatedField(
+    licensee = ScopedPrimaryKeyRelatedField(
         queryset=Organisation.objects.all(), help_text="The exporter the licence was issued to."
     )
-    consignee = serializers.PrimaryKeyRelatedField(queryset=Organisation.objects.all())
-    end_user = serializers.PrimaryKeyRelatedField(
+    consignee = ScopedPrimaryKeyRelatedField(queryset=Organisation.objects.all())
+    end_user = ScopedPrimaryKeyRelatedField(
         queryset=Organisation.objects.all(), allow_null=True, required=False
     )
     remaining_quantity = serializers.SerializerMethodField()
@@ -181,7 +201,9 @@ class HitSerializer(serializers.ModelSerializer):
     entry_countries = serializers.ListField(source="entry.countries", child=serializers.CharField())
     entry_programs = serializers.ListField(source="entry.programs", child=serializers.CharField())
     license_requirement = serializers.CharField(source="entry.license_requirement")
-    organisation = serializers.CharField(source="organisation.legal_name", default=None)
+    organisation = serializers.CharField(
+        source="organisation.legal_name", default=None, allow_null=True, read_only=True
+    )
     list_entry_id = serializers.CharField(
         read_only=True, help_text="The list's own id of the entry, the same in every edition of the list."
     )
@@ -284,9 +306,11 @@ class PartyBlockSerializer(serializers.ModelSerializer):
     entry_source = serializers.CharField(source="hit.entry.source", read_only=True)
     is_active = serializers.BooleanField(read_only=True)
     lift_requested_by = serializers.CharField(
-        source="lift_requested_by.username", default=None, read_only=True
+        source="lift_requested_by.username", default=None, allow_null=True, read_only=True
     )
-    lifted_by = serializers.CharField(source="lifted_by.username", default=None, read_only=True)
+    lifted_by = serializers.CharField(
+        source="lifted_by.username", default=None, allow_null=True, read_only=True
+    )
     needs_second_officer = serializers.SerializerMethodField(
         help_text="Whether a lift needs a second officer's approval (the operator's four-eyes setting)."
     )
@@ -343,10 +367,14 @@ def _licence_hidden(serializer, licence_id) -> bool:
 
 
 class HoldReasonSerializer(serializers.ModelSerializer):
-    resolved_by = serializers.CharField(source="resolved_by.username", default=None)
+    resolved_by = serializers.CharField(
+        source="resolved_by.username", default=None, allow_null=True, read_only=True
+    )
     text = serializers.SerializerMethodField()
     resolution = serializers.SerializerMethodField()
-    organisation = serializers.CharField(source="organisation.legal_name", default=None)
+    organisation = serializers.CharField(
+        source="organisation.legal_name", default=None, allow_null=True, read_only=True
+    )
 
     class Meta:
         model = HoldReason
@@ -362,17 +390,30 @@ class HoldReasonSerializer(serializers.ModelSerializer):
             "resolved_via",
             "resolution",
         ]
+        read_only_fields = ["line", "hit"]
 
     def get_text(self, obj) -> str:
         if obj.kind == "licence" and _licence_hidden(self, obj.licence_id):
             number = obj.line.line_number if obj.line else "?"
             return f"A licence is required for line {number}; the exporter's licence does not cover it."
-        return obj.text
+        return disclosure.hold_text(obj, _viewer(self)) or obj.text
 
     def get_resolution(self, obj) -> str:
         if _licence_hidden(self, obj.licence_id):
             return "Covered by a licence held by the exporter." if obj.resolved_at else ""
-        return obj.resolution
+        shown = disclosure.hold_resolution(obj, _viewer(self))
+        return obj.resolution if shown is None else shown
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        viewer = _viewer(self)
+        if disclosure.is_partner(viewer):
+            # Which party a restricted-party reason concerns, and its hit, stay with the operator.
+            if instance.kind in disclosure.RESTRICTED_PARTY_KINDS:
+                data.update(organisation=None, hit=None)
+            if instance.resolved_by_id:
+                data["resolved_by"] = person_label(instance.resolved_by, viewer, own=data["resolved_by"])
+        return data
 
 
 class LineResultSerializer(serializers.ModelSerializer):
@@ -407,6 +448,13 @@ class PartyResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = CheckPartyResult
         fields = ["role", "organisation", "result", "reasons", "screening"]
+        read_only_fields = ["screening"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if disclosure.is_partner(_viewer(self)):
+            data.update(reasons=[], screening=None)  # the screening's reasoning is the operator's
+        return data
 
 
 class ComplianceCheckSerializer(serializers.ModelSerializer):
@@ -432,6 +480,15 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
             "party_results",
             "hold_reasons",
         ]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        viewer = _viewer(self)
+        if disclosure.is_partner(viewer):
+            # A partner reads its own organisation's party result only (issue 9).
+            own = disclosure.party_results_for(instance.party_results.all(), viewer)
+            data["party_results"] = PartyResultSerializer(own, many=True, context=self.context).data
+        return data
 
 
 class ResolveSerializer(serializers.Serializer):

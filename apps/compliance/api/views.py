@@ -1,5 +1,4 @@
 import django_filters
-from celery.result import AsyncResult
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -65,7 +64,9 @@ def _visible_part(request, part):
     return get_object_or_404(Part.objects.visible_to(request.user), pk=part.pk)
 
 
-class ClassificationViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class ClassificationViewSet(
+    AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
+):
     """ECCN classifications of parts, with reasoning and history. POST overrides (compliance officers)."""
 
     queryset = PartClassification.objects.select_related("part", "created_by")
@@ -79,7 +80,7 @@ class ClassificationViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, view
 
     @extend_schema(request=OverrideSerializer, responses={201: ClassificationSerializer})
     def create(self, request, *args, **kwargs):
-        data = OverrideSerializer(data=request.data)
+        data = OverrideSerializer(data=request.data, context=self.get_serializer_context())
         data.is_valid(raise_exception=True)
         part = _visible_part(request, data.validated_data["part"])
         row = services.part_classification_override(
@@ -88,18 +89,21 @@ class ClassificationViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, view
             reason=data.validated_data["reason"],
             actor=request.user,
         )
-        return Response(ClassificationSerializer(row).data, status=status.HTTP_201_CREATED)
+        return Response(
+            ClassificationSerializer(row, context=self.get_serializer_context()).data,
+            status=status.HTTP_201_CREATED,
+        )
 
     @extend_schema(request=ClassifyRunSerializer, responses=ClassificationSerializer)
     @action(detail=False, methods=["post"])
     def run(self, request):
         """Run the classification engine on a part now."""
-        data = ClassifyRunSerializer(data=request.data)
+        data = ClassifyRunSerializer(data=request.data, context=self.get_serializer_context())
         data.is_valid(raise_exception=True)
         row = services.part_classify(
             part=_visible_part(request, data.validated_data["part"]), actor=request.user
         )
-        return Response(ClassificationSerializer(row).data)
+        return Response(ClassificationSerializer(row, context=self.get_serializer_context()).data)
 
 
 class DeterminationView(APIView):
@@ -216,7 +220,7 @@ class LicenceViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelVie
         return Response({"results": DrawdownSerializer(rows, many=True).data})
 
 
-class ScreeningListViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class ScreeningListViewSet(AuditHistoryMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Imported editions of screening lists. POST a file (multipart) to import a new edition."""
 
     queryset = ScreeningList.objects.all()
@@ -342,7 +346,7 @@ class PartyBlockFilter(django_filters.FilterSet):
         fields = ["organisation", "list_kind", "active", "lift_requested"]
 
 
-class PartyBlockViewSet(viewsets.ReadOnlyModelViewSet):
+class PartyBlockViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
     """Parties blocked by a confirmed screening match. A block is lifted only by reversing the
     match: one compliance officer requests it with a reason, a second one approves (four eyes,
     unless the operator organisation has switched that off)."""
@@ -441,6 +445,7 @@ class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = HoldReason.objects.select_related("resolved_by", "compliance_check__shipment")
     serializer_class = HoldReasonSerializer
     filterset_fields = ["kind"]
+    ordering_fields = ["kind", "resolved_at"]
     capabilities = {"read": "compliance.review", "write": "compliance.review"}
 
     @extend_schema(request=ResolveSerializer, responses=HoldReasonSerializer)
@@ -455,7 +460,7 @@ class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
             resolution=data.validated_data["resolution"],
             licence_number=data.validated_data["licence_number"],
         )
-        return Response(HoldReasonSerializer(hold).data)
+        return Response(HoldReasonSerializer(hold, context=self.get_serializer_context()).data)
 
 
 class TaskStatusView(APIView):
@@ -468,10 +473,22 @@ class TaskStatusView(APIView):
             "TaskStatus",
             {
                 "task_id": serializers.CharField(),
-                "state": serializers.CharField(),
+                "kind": serializers.CharField(),
+                "object": serializers.CharField(),
+                "object_url": serializers.CharField(),
+                "state": serializers.ChoiceField(
+                    ["QUEUED", "STARTED", "PROGRESS", "SUCCESS", "FAILURE", "STALLED"],
+                    help_text="QUEUED: waiting for the background worker (`owed`: not even handed "
+                    "to the task queue yet, it will be); STALLED: no sign of life for longer than "
+                    "the task's time limit, the worker may have stopped — run it again.",
+                ),
+                "message": serializers.CharField(help_text="The state in words."),
+                "owed": serializers.BooleanField(),
+                "stale": serializers.BooleanField(),
                 "percent": serializers.IntegerField(),
                 "step": serializers.CharField(),
-                "result": serializers.JSONField(),
+                "result": serializers.JSONField(allow_null=True),
+                "error": serializers.CharField(allow_null=True),
             },
         )
     )
@@ -480,23 +497,13 @@ class TaskStatusView(APIView):
 
 
 def task_status(user, task_id: str) -> dict:
+    """The task's state from its record (owed, queued, running, stalled, done, failed), which
+    workers keep up to date: it answers while the broker and result store are down."""
     from django.http import Http404
+
+    from apps.core.tasks_outbox import task_progress
 
     record = TaskRecord.objects.filter(task_id=task_id).first()
     if record is None or not (user.is_operator_staff or record.organisation_id == user.organisation_id):
         raise Http404
-    result = AsyncResult(task_id)
-    state, info = result.state, result.info
-    meta = info if isinstance(info, dict) else {}
-    percent = 100 if state == "SUCCESS" else int(meta.get("percent", 0))
-    return {
-        "task_id": task_id,
-        "kind": record.kind,
-        "object": record.object_repr,
-        "object_url": record.object_url,
-        "state": state,
-        "percent": percent,
-        "step": meta.get("step") or meta.get("summary") or "",
-        "result": meta if state == "SUCCESS" else None,
-        "error": str(info) if state == "FAILURE" else None,
-    }
+    return task_progress(record)

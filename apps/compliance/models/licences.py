@@ -1,17 +1,19 @@
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q, Sum
 from django.utils import timezone
 
 from apps.core.countries import validate_country
-from apps.core.fields import CurrencyField
+from apps.core.fields import MONEY_MAX, CurrencyField
 from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
 
 # normalise_eccn lives in the pure engines.eccn module; it stays importable from here.
 from ..engines.eccn import eccn_problem, normalise_eccn
+
+MAX_LICENCE_QUANTITY = 10_000_000  # far above any licence for cluster hardware; keeps sums in range
 
 
 class Licence(AuditedModel, TimeStampedModel):
@@ -39,9 +41,14 @@ class Licence(AuditedModel, TimeStampedModel):
         null=True,
         blank=True,
     )
-    permitted_quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    permitted_quantity = models.PositiveIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_LICENCE_QUANTITY)]
+    )
     permitted_value = models.DecimalField(
-        max_digits=16, decimal_places=2, validators=[MinValueValidator(Decimal("0"))]
+        max_digits=16,
+        decimal_places=2,
+        # Money's own ceiling: SQLite reads back 15 significant digits, and drawdowns sum to it.
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(MONEY_MAX)],
     )
     currency = CurrencyField(default="USD")
     valid_from = models.DateField()

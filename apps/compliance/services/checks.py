@@ -27,7 +27,8 @@ from django.utils import timezone
 from apps.accounts.models import Organisation, OrganisationKind, Registration, User
 from apps.core.audit import record
 from apps.core.jsonable import jsonable
-from apps.core.models import TaskRecord
+from apps.core.tasks_outbox import enqueue_on_commit
+from apps.core.validators import text_problem
 from apps.shipments.models import PartyRole, Shipment, ShipmentStatus
 
 from ..engines.classification import RULE_VERSION as CLASSIFICATION_RULES
@@ -230,32 +231,23 @@ def shipment_fingerprint(shipment: Shipment) -> str:
 def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic: bool = False) -> str:
     """Queue the check (after the current transaction commits); returns the task id to poll.
 
-    Queueing is `robust`: a failure to reach the broker is logged and never undoes the status
-    change that asked for the check (the shipment shows no check of its version, and the check
-    can be run again from its page)."""
+    The check is recorded as owed in this transaction (the outbox, `apps.core.tasks_outbox`): when
+    the broker cannot be reached the status change still commits, the task status says the check
+    waits for the background worker, and the outbox sweep sends it once the broker answers."""
     from ..tasks import run_compliance_check
 
-    task_id = str(uuid.uuid4())
-    TaskRecord.objects.create(
-        task_id=task_id,
+    return enqueue_on_commit(
+        run_compliance_check,
+        kwargs={
+            "shipment_id": shipment.pk,
+            "actor_id": actor.pk if actor else None,
+            "only_in_review": automatic,
+        },
         kind="compliance check",
-        user=actor,
-        organisation=actor.organisation if actor else None,
+        actor=actor,
         object_repr=shipment.reference,
         object_url=shipment.get_absolute_url(),
-    )
-    transaction.on_commit(
-        lambda: run_compliance_check.apply_async(
-            kwargs={
-                "shipment_id": shipment.pk,
-                "actor_id": actor.pk if actor else None,
-                "only_in_review": automatic,
-            },
-            task_id=task_id,
-        ),
-        robust=True,
-    )
-    return task_id
+    ).task_id
 
 
 def compliance_check_run(
@@ -817,12 +809,18 @@ def _passes(check: ComplianceCheck) -> bool:
 
 def _hold_text(check: ComplianceCheck) -> str:
     """The shipment's hold reason, which every party of the shipment reads: a licence's number and
-    figures stay on the compliance page, where only the licence's own parties see them."""
+    figures stay on the compliance page, where only the licence's own parties see them, and so do
+    the list entries a party's name matched and the officers' decisions (apps.compliance.disclosure)."""
+    from ..disclosure import RESTRICTED_PARTY_KINDS, RESTRICTED_PARTY_TEXT
+
     texts = []
     for hold in check.hold_reasons.filter(resolved_at__isnull=True).select_related("line")[:3]:
         if hold.licence_id is not None:
             line = f"Line {hold.line.line_number}" if hold.line else "A line"
             texts.append(f"{line}: a licence is required and the exporter's licence does not cover it.")
+        elif hold.kind in RESTRICTED_PARTY_KINDS:
+            if RESTRICTED_PARTY_TEXT not in texts:
+                texts.append(RESTRICTED_PARTY_TEXT)
         else:
             texts.append(hold.text)
     return f"{check.summary} {'; '.join(texts)}"[:500]
@@ -910,6 +908,8 @@ def hold_reason_resolve(
     if hold.resolved_at is not None:
         raise ValidationError({"resolution": "This reason is already resolved."})
     resolution = (resolution or "").strip()
+    if problem := text_problem(resolution, "free_text"):
+        raise ValidationError({"resolution": problem})
     check = hold.compliance_check
     shipment = check.shipment
     if hold.kind in UNRESOLVABLE:

@@ -100,7 +100,9 @@ def part_classify(*, part: Part, actor: User | None = None) -> PartClassificatio
     )
     if current is not None and _same_answer(current, new):
         return current
-    by = f"the classification engine ({result.rule_version})" + (f", run by {_name(actor)}" if actor else "")
+    # No person's name in texts every party of a shipment reads (stale reasons): who ran it is
+    # `created_by` and the audit log (issue 9, docs/security.md).
+    by = f"the classification engine ({result.rule_version})"
     return _make_current(part, current, new, actor=actor, by=by)
 
 
@@ -123,7 +125,7 @@ def part_classification_override(*, part: Part, eccn: str, reason: str, actor: U
         raise ValidationError(errors)
     current = PartClassification.objects.select_for_update().filter(part=part, is_current=True).first()
     engine = engine_classification(part)
-    reasoning = [f"Classified {eccn} by {_name(actor)}: {reason.strip()}"]
+    reasoning = [f"Classified {eccn} by a Rackpass compliance officer: {reason.strip()}"]
     if not is_known_eccn(eccn):
         reasoning.append(
             f"Note: {eccn} is not one of the entries Rackpass's rules know; the licence determination "
@@ -147,7 +149,7 @@ def part_classification_override(*, part: Part, eccn: str, reason: str, actor: U
             created_by=actor,
         ),
         actor=actor,
-        by=f"compliance officer {_name(actor)} ({reason.strip()})",
+        by=f"a Rackpass compliance officer ({reason.strip()})",
     )
 
 
@@ -168,10 +170,6 @@ def _decision(row: PartClassification) -> str:
     if not row.is_complete or not row.eccn:
         return "incomplete" + (f" (missing {', '.join(row.missing)})" if row.missing else "")
     return row.eccn + (" (a default — needs an officer's confirmation)" if row.needs_confirmation else "")
-
-
-def _name(actor: User | None) -> str:
-    return (actor.get_full_name() or actor.username) if actor is not None else "the system"
 
 
 def _make_current(

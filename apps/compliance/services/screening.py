@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.core.audit import record_transition
+from apps.core.tasks_outbox import enqueue_on_commit
 from apps.shipments.engines.workflow import TERMINAL
 from apps.shipments.models import PartyRole, ShipmentParty, ShipmentStatus
 
@@ -102,7 +103,13 @@ def screening_list_import(
         if rescreen:
             from ..tasks import rescreen_parties
 
-            transaction.on_commit(lambda: rescreen_parties.delay(actor_id=actor.pk if actor else None))
+            enqueue_on_commit(
+                rescreen_parties,
+                kwargs={"actor_id": actor.pk if actor else None},
+                kind="re-screening",
+                actor=actor,
+                object_repr=f"{name} {version}",
+            )
     invalidate_index()
     return screening_list
 

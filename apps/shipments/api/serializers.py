@@ -1,8 +1,13 @@
+from django.db.models import Q
 from rest_framework import serializers
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part
+from apps.core.api import FittingDecimalField, ScopedPrimaryKeyRelatedField
+from apps.core.disclosure import person_label
+from apps.core.fields import MONEY_MAX
 from apps.core.hscodes import normalise_hs_code
+from apps.core.validators import TextValidator
 
 from ..engines.incoterms import rule as incoterm_rule
 from ..models import (
@@ -16,14 +21,23 @@ from ..models import (
     PartyRole,
     Shipment,
     ShipmentLine,
+    ShipmentParty,
     Site,
     TrackingEvent,
 )
+from ..models.shipments import LINE_QUANTITY_MAX, NUMBER_MAX
 from ..selectors import is_late, package_dangerous_goods
 
 
 class SiteSerializer(serializers.ModelSerializer):
     owner = serializers.PrimaryKeyRelatedField(read_only=True)
+    customer = ScopedPrimaryKeyRelatedField(
+        queryset=Organisation.objects.all(),
+        allow_null=True,
+        required=False,
+        help_text="On a site the operator keeps for a customer (its data centre): the customer, the "
+        "only organisation (with those connected with it and its shipments' parties) that sees it.",
+    )
 
     class Meta:
         model = Site
@@ -39,6 +53,7 @@ class SiteSerializer(serializers.ModelSerializer):
             "country",
             "unlocode",
             "iata_code",
+            "customer",
         ]
         validators: list = []
 
@@ -98,6 +113,7 @@ class ShipmentSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
+        read_only_fields = ["owner"]  # read only: writes go through ShipmentWriteSerializer
 
     def get_is_late(self, obj) -> bool:
         return is_late(obj)
@@ -112,19 +128,38 @@ class ShipmentSerializer(serializers.ModelSerializer):
         }
 
 
-class ShipmentWriteSerializer(serializers.ModelSerializer):
-    """Create or change a shipment. `parties` maps a role to an organisation id."""
+def _nameable(queryset, user):
+    return queryset.nameable_by(user)
 
-    origin = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
-    destination = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+
+class PartyOrganisationField(ScopedPrimaryKeyRelatedField):
+    """An organisation the user may name as a party (`nameable_by`), or the one already named in
+    that role on the shipment being changed (keeping a party is never refused)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(chooser=_nameable, **kwargs)
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        shipment = getattr(self.root, "instance", None)
+        if isinstance(shipment, Shipment) and shipment.pk:
+            named = ShipmentParty.objects.filter(shipment=shipment).values("organisation")
+            queryset = Organisation.objects.filter(Q(pk__in=queryset.values("pk")) | Q(pk__in=named))
+        return queryset
+
+
+class ShipmentWriteSerializer(serializers.ModelSerializer):
+    """Create or change a shipment. `parties` maps a role to an organisation id: your own
+    organisation or one Rackpass has connected it with (operator staff: any active one)."""
+
+    origin = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
+    destination = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
     incoterm = serializers.ChoiceField(choices=Incoterm.choices)
     end_use_flags = serializers.ListField(
         child=serializers.ChoiceField(choices=EndUseFlag.choices), required=False
     )
     parties = serializers.DictField(
-        child=serializers.PrimaryKeyRelatedField(
-            queryset=Organisation.objects.filter(is_active=True), allow_null=True
-        ),
+        child=PartyOrganisationField(queryset=Organisation.objects.all(), allow_null=True),
         required=False,
         write_only=True,
     )
@@ -132,14 +167,6 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
     class Meta:
         model = Shipment
         fields = [*Shipment.EDITABLE_FIELDS, "parties"]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        request = self.context.get("request")
-        if request is not None:
-            visible = Site.objects.visible_to(request.user)
-            self.fields["origin"].queryset = visible
-            self.fields["destination"].queryset = visible
 
     def validate_parties(self, value):
         unknown = sorted(set(value) - set(PartyRole.values))
@@ -151,13 +178,15 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
 
 
 class LineSerializer(serializers.ModelSerializer):
-    part = serializers.PrimaryKeyRelatedField(queryset=Part.objects.filter(is_active=True))
+    part = ScopedPrimaryKeyRelatedField(queryset=Part.objects.filter(is_active=True))
     part_number = serializers.CharField(source="part.part_number", read_only=True)
-    line_value = serializers.DecimalField(max_digits=18, decimal_places=2, read_only=True)
+    line_value = FittingDecimalField(max_digits=18, decimal_places=2)
     serials = serializers.ListField(
         child=serializers.CharField(max_length=80), required=False, write_only=True
     )
-    unit_value = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, min_value=0)
+    unit_value = serializers.DecimalField(
+        max_digits=16, decimal_places=2, required=False, min_value=0, max_value=MONEY_MAX
+    )
     description = serializers.CharField(required=False, max_length=300)
     country_of_origin = serializers.CharField(required=False, max_length=2)
     hs_code = serializers.CharField(required=False, max_length=14)
@@ -180,12 +209,6 @@ class LineSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["line_number", "export_classification"]
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        request = self.context.get("request")
-        if request is not None:
-            self.fields["part"].queryset = Part.objects.visible_to(request.user).filter(is_active=True)
-
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["serials"] = [s.serial for s in instance.serials.all()]
@@ -196,8 +219,10 @@ class LineSerializer(serializers.ModelSerializer):
 
 
 class PackageItemSerializer(serializers.Serializer):
-    line = serializers.IntegerField(min_value=1, help_text="Line number on this shipment.")
-    quantity = serializers.IntegerField(min_value=1)
+    line = serializers.IntegerField(
+        min_value=1, max_value=NUMBER_MAX, help_text="Line number on this shipment."
+    )
+    quantity = serializers.IntegerField(min_value=1, max_value=LINE_QUANTITY_MAX)
 
 
 class PackageSerializer(serializers.ModelSerializer):
@@ -207,7 +232,7 @@ class PackageSerializer(serializers.ModelSerializer):
         child=serializers.CharField(max_length=80), required=False, write_only=True
     )
     dangerous_goods = serializers.SerializerMethodField()
-    volume_m3 = serializers.DecimalField(max_digits=10, decimal_places=3, read_only=True)
+    volume_m3 = FittingDecimalField(max_digits=10, decimal_places=3)
 
     class Meta:
         model = Package
@@ -242,10 +267,10 @@ class PackageSerializer(serializers.ModelSerializer):
 
 
 class LegSerializer(serializers.ModelSerializer):
-    origin = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
-    destination = serializers.PrimaryKeyRelatedField(queryset=Site.objects.all())
+    origin = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
+    destination = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
     lines = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(min_value=1, max_value=NUMBER_MAX),
         required=False,
         write_only=True,
         help_text="Line numbers this leg carries (inbound legs).",
@@ -272,6 +297,16 @@ class LegSerializer(serializers.ModelSerializer):
         extra_kwargs = {"sequence": {"required": False}}
         validators: list = []
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Sites the user may see, like LineSerializer's parts. (Set per serializer, not by the view
+        # on whatever get_serializer returns: for a list that is a ListSerializer, without fields.)
+        request = self.context.get("request")
+        if request is not None:
+            visible = Site.objects.visible_to(request.user)
+            self.fields["origin"].queryset = visible
+            self.fields["destination"].queryset = visible
+
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["lines"] = [line.line_number for line in instance.lines.all()]
@@ -287,7 +322,9 @@ class EventSerializer(serializers.ModelSerializer):
         help_text="Leg id, when the event belongs to one leg.",
     )
     posted_by = serializers.CharField(source="posted_by.username", read_only=True)
-    organisation = serializers.CharField(source="organisation.legal_name", read_only=True, default=None)
+    organisation = serializers.CharField(
+        source="organisation.legal_name", read_only=True, default=None, allow_null=True
+    )
 
     class Meta:
         model = TrackingEvent
@@ -304,13 +341,24 @@ class EventSerializer(serializers.ModelSerializer):
             "recorded_at",
             "status_before",
             "status_after",
+            "status_note",
         ]
-        read_only_fields = ["recorded_at", "status_before", "status_after"]
+        read_only_fields = ["recorded_at", "status_before", "status_after", "status_note"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if request is not None and instance.posted_by_id:
+            # A partner reads "Rackpass staff", not the operator's people (apps.core.disclosure).
+            data["posted_by"] = person_label(instance.posted_by, request.user, own=data["posted_by"])
+        return data
 
 
 class TransitionSerializer(serializers.Serializer):
-    to = serializers.CharField(help_text="Target status, or 'release' to lift a hold.")
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    to = serializers.CharField(max_length=20, help_text="Target status, or 'release' to lift a hold.")
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=500, validators=[TextValidator("line")]
+    )
     hold_kind = serializers.ChoiceField(
         choices=[("compliance", "compliance"), ("customs", "customs")], required=False, allow_blank=True
     )

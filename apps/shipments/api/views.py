@@ -118,8 +118,18 @@ class ShipmentViewSet(
             if data:
                 shipment = services.shipment_update(shipment=shipment, fields=data)
             for role, organisation in (parties or {}).items():
-                services.party_set(shipment=shipment, role=role, organisation=organisation)
+                try:
+                    services.party_set(
+                        shipment=shipment, role=role, organisation=organisation, actor=request.user
+                    )
+                except ValidationError as exc:
+                    raise serializers.ValidationError({"parties": {role: exc.messages}}) from exc
         return Response(self._read(shipment))
+
+    @extend_schema(request=ShipmentWriteSerializer, responses=ShipmentSerializer)
+    def partial_update(self, request, *args, **kwargs):
+        # Declared here too: the schema of PATCH is the shipment as read, like PUT's.
+        return super().partial_update(request, *args, **kwargs)
 
     def _read(self, shipment):
         fresh = attach_line_counts([self.get_base_queryset().get(pk=shipment.pk)])[0]
@@ -168,9 +178,13 @@ class ShipmentViewSet(
         """The tracking timeline (sorted by event time); forwarders and brokers post milestones here."""
         shipment = self.get_object()
         if request.method == "GET":
-            events = shipment.events.select_related("posted_by", "organisation").order_by("occurred_at", "id")
+            events = shipment.events.select_related("posted_by__organisation", "organisation").order_by(
+                "occurred_at", "id"
+            )
             page = self.paginate_queryset(events)
-            return self.get_paginated_response(EventSerializer(page, many=True).data)
+            return self.get_paginated_response(
+                EventSerializer(page, many=True, context=self.get_serializer_context()).data
+            )
         if (
             not request.user.can("shipments.track")
             or not Shipment.objects.visible_to(request.user, CHANGE).filter(pk=shipment.pk).exists()
@@ -204,7 +218,10 @@ class ShipmentViewSet(
                 )
             except services.TransitionRefused as exc:
                 return _refused(exc)
-            return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
+            return Response(
+                EventSerializer(event, context=self.get_serializer_context()).data,
+                status=status.HTTP_201_CREATED,
+            )
 
         return idempotent(request, handler)
 
@@ -228,7 +245,7 @@ class ShipmentViewSet(
             return Response({"lane": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class _ShipmentChildViewSet(OrgScopedViewSetMixin, viewsets.ModelViewSet):
+class _ShipmentChildViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
     """Lines, packages and legs live under `/shipments/{reference}/…/`, scoped through the shipment."""
 
     capabilities = {"read": "shipments.view", "write": "shipments.edit"}
@@ -325,13 +342,6 @@ class LegViewSet(_ShipmentChildViewSet):
     ordering = ["sequence"]
     filterset_fields = ["role", "mode"]
     http_method_names = ["get", "post", "patch", "head", "options"]
-
-    def get_serializer(self, *args, **kwargs):
-        serializer = super().get_serializer(*args, **kwargs)
-        visible = Site.objects.visible_to(self.request.user)
-        serializer.fields["origin"].queryset = visible
-        serializer.fields["destination"].queryset = visible
-        return serializer
 
     def perform_create(self, serializer):
         data = dict(serializer.validated_data)

@@ -7,6 +7,7 @@ from django.db.models import Q
 
 from apps.core.fields import CountryField, CurrencyField
 from apps.core.models import AuditedModel, TimeStampedModel
+from apps.core.validators import validate_business_date
 
 from .shipments import TransportMode
 
@@ -39,9 +40,9 @@ class FreightRate(AuditedModel, TimeStampedModel):
     minimum_charge = models.DecimalField(
         max_digits=12, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
     )
-    transit_days = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
-    valid_from = models.DateField()
-    valid_to = models.DateField()
+    transit_days = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(365)])
+    valid_from = models.DateField(validators=[validate_business_date])
+    valid_to = models.DateField(validators=[validate_business_date])
 
     class Meta:
         ordering = ["origin_country", "destination_country", "mode", "valid_from"]
@@ -117,8 +118,12 @@ class DestinationTax(AuditedModel, TimeStampedModel):
         validators=RATE,
         help_text="e.g. India's Social Welfare Surcharge: 0.10 of duty.",
     )
-    brokerage_fee = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0"))
-    handling_fee = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0"))
+    brokerage_fee = models.DecimalField(
+        max_digits=10, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
+    )
+    handling_fee = models.DecimalField(
+        max_digits=10, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
+    )
     currency = CurrencyField(default="USD")
 
     class Meta:

@@ -4,21 +4,31 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.core.fields import CountryField, CurrencyField, MoneyField
+from apps.accounts.models import Connection, OrganisationKind
+from apps.core.fields import MONEY_MAX, CountryField, CurrencyField, MoneyField
 from apps.core.hscodes import hs_code_problem, normalise_hs_code
-from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
+from apps.core.models import AuditedModel, CheckedInputModel, OrgScopedQuerySet, TimeStampedModel
 from apps.core.scoping import VIEW
+from apps.core.validators import FREE_TEXT_MAX_LENGTH, validate_business_date
 
 from ..engines import workflow
 
 NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
 POSITIVE = [MinValueValidator(Decimal("0.001"))]
+# Bounds well above any real consignment, so that totals fit where they are stored: a line holds
+# at most 1,000,000 units and its value (quantity × unit value) at most MONEY_MAX, the largest
+# amount a licence drawdown stores; a shipment has at most 9,999 lines and packages; a package
+# measures at most 2,000 cm a side (a 40' container is 1,203 cm long) and weighs at most 50,000 kg.
+LINE_QUANTITY_MAX = 1_000_000
+NUMBER_MAX = 9_999
+PACKAGE_SIDE = [*POSITIVE, MaxValueValidator(Decimal("2000"))]
+PACKAGE_WEIGHT = [*POSITIVE, MaxValueValidator(Decimal("50000"))]
 
 
 class ShipmentStatus(models.TextChoices):
@@ -69,7 +79,9 @@ class PartyRole(models.TextChoices):
     NOTIFY_PARTY = "notify_party", "Notify party"
 
 
-# Parties whose organisation may change the shipment (not only read it).
+# Parties whose organisation may change the shipment (not only read it): post its events, plan its
+# legs and packages, edit its terms while a draft. Naming parties stays with the owner and the
+# operator (services.party_set); a party reaches a partner's shipment only while connected with it.
 CHANGING_ROLES = (
     PartyRole.SHIPPER,
     PartyRole.FREIGHT_FORWARDER,
@@ -117,6 +129,9 @@ def attach_line_counts(shipments: list) -> list:
 class Shipment(AuditedModel, TimeStampedModel):
     """Goods moving from an origin site to a destination site under one set of parties and terms."""
 
+    # Why a shipment is held may take several lines (the compliance check lists its reasons).
+    free_text_fields = ("hold_reason",)
+
     # Status fields are recorded as transitions by services.shipment_transition; eta is derived.
     audit_exclude = (
         "created_at",
@@ -144,8 +159,10 @@ class Shipment(AuditedModel, TimeStampedModel):
     incoterm = models.CharField(max_length=3, choices=Incoterm.choices)
     incoterm_place = models.CharField("Incoterm named place", max_length=120)
     mode = models.CharField("transport mode", max_length=12, choices=TransportMode.choices)
-    ready_date = models.DateField(help_text="When the goods are ready to leave the origin.")
-    required_by = models.DateField("required at destination by")
+    ready_date = models.DateField(
+        help_text="When the goods are ready to leave the origin.", validators=[validate_business_date]
+    )
+    required_by = models.DateField("required at destination by", validators=[validate_business_date])
     currency = CurrencyField(default="USD")
     insurance_value = MoneyField(null=True, blank=True, help_text="Insured value, in the shipment currency.")
     reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
@@ -157,13 +174,15 @@ class Shipment(AuditedModel, TimeStampedModel):
     end_use_flags = models.JSONField(
         default=list, blank=True, help_text="Red flags; any one holds the shipment."
     )
-    instructions = models.TextField(blank=True)
+    instructions = models.TextField(
+        blank=True, max_length=FREE_TEXT_MAX_LENGTH, validators=[MaxLengthValidator(FREE_TEXT_MAX_LENGTH)]
+    )
 
     status = models.CharField(max_length=20, choices=ShipmentStatus.choices, default=ShipmentStatus.DRAFT)
     hold_kind = models.CharField(max_length=12, blank=True)
     hold_reason = models.CharField(max_length=500, blank=True)
     held_from = models.CharField(max_length=20, choices=ShipmentStatus.choices, blank=True)
-    status_changed_at = models.DateTimeField(default=timezone.now)
+    status_changed_at = models.DateTimeField(default=timezone.now, validators=[validate_business_date])
     # Derived from events and legs by selectors.shipment_refresh_eta; stored so lists can filter "late".
     eta = models.DateField("ETA", null=True, blank=True, editable=False)
 
@@ -204,7 +223,14 @@ class Shipment(AuditedModel, TimeStampedModel):
         parties = ShipmentParty.objects.filter(shipment=OuterRef("pk"), organisation_id=organisation_id)
         if action != VIEW:
             parties = parties.filter(role__in=CHANGING_ROLES)
-        return Q(owner_id=organisation_id) | Q(Exists(parties))
+        # A party reaches the operator's shipments (operator staff named it) and a partner's only
+        # while the operator keeps the two connected: ending the connection ends the reach.
+        connected = Connection.objects.filter(
+            Q(organisation_a_id=OuterRef("owner_id"), organisation_b_id=organisation_id)
+            | Q(organisation_b_id=OuterRef("owner_id"), organisation_a_id=organisation_id)
+        )
+        reachable = Q(owner__kind=OrganisationKind.OPERATOR) | Q(Exists(connected))
+        return Q(owner_id=organisation_id) | (Q(Exists(parties)) & reachable)
 
     def clean(self) -> None:
         from ..engines.incoterms import mode_problem
@@ -263,10 +289,12 @@ class ShipmentLine(AuditedModel, TimeStampedModel):
     """A part and quantity on a shipment, with the trade data customs and export control read."""
 
     shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="lines")
-    line_number = models.PositiveIntegerField()
+    line_number = models.PositiveIntegerField(validators=[MaxValueValidator(NUMBER_MAX)])
     part = models.ForeignKey("catalog.Part", on_delete=models.PROTECT, related_name="shipment_lines")
     description = models.CharField(max_length=300)
-    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    quantity = models.PositiveIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(LINE_QUANTITY_MAX)]
+    )
     unit_value = MoneyField()
     country_of_origin = CountryField()
     hs_code = models.CharField("HS code", max_length=10)
@@ -285,17 +313,31 @@ class ShipmentLine(AuditedModel, TimeStampedModel):
         return f"{self.shipment_id}/{self.line_number}: {self.quantity} × {self.description}"
 
     def clean(self) -> None:
+        errors = {}
         self.hs_code = normalise_hs_code(self.hs_code)
         if self.hs_code and (problem := hs_code_problem(self.hs_code)):
-            raise ValidationError({"hs_code": problem})
+            errors["hs_code"] = problem
+        if (
+            isinstance(self.quantity, int)
+            and isinstance(self.unit_value, Decimal)
+            and self.unit_value * self.quantity > MONEY_MAX
+        ):
+            errors["quantity"] = (
+                f"{self.quantity:,} × {self.unit_value:,} is more than the largest line value "
+                f"({MONEY_MAX:,}); split the line or check the unit value."
+            )
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def line_value(self) -> Decimal:
         return self.unit_value * self.quantity
 
 
-class LineSerial(models.Model):
+class LineSerial(CheckedInputModel):
     """A serial number of one unit on a line, and the package it is packed in."""
+
+    identifier_fields = ("serial",)
 
     line = models.ForeignKey(ShipmentLine, on_delete=models.CASCADE, related_name="serials")
     serial = models.CharField(max_length=80)
@@ -322,13 +364,17 @@ class PackageType(models.TextChoices):
 
 class Package(AuditedModel, TimeStampedModel):
     shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="packages")
-    number = models.PositiveIntegerField()
+    number = models.PositiveIntegerField(validators=[MaxValueValidator(NUMBER_MAX)])
     package_type = models.CharField(max_length=16, choices=PackageType.choices)
-    length_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
-    width_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
-    height_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=POSITIVE)
-    gross_kg = models.DecimalField("gross weight (kg)", max_digits=10, decimal_places=2, validators=POSITIVE)
-    net_kg = models.DecimalField("net weight (kg)", max_digits=10, decimal_places=2, validators=POSITIVE)
+    length_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=PACKAGE_SIDE)
+    width_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=PACKAGE_SIDE)
+    height_cm = models.DecimalField(max_digits=8, decimal_places=1, validators=PACKAGE_SIDE)
+    gross_kg = models.DecimalField(
+        "gross weight (kg)", max_digits=10, decimal_places=2, validators=PACKAGE_WEIGHT
+    )
+    net_kg = models.DecimalField(
+        "net weight (kg)", max_digits=10, decimal_places=2, validators=PACKAGE_WEIGHT
+    )
     tilt_indicator = models.BooleanField(default=False)
     shock_indicator = models.BooleanField(default=False)
     keep_dry = models.BooleanField(default=True)
@@ -362,7 +408,9 @@ class PackageItem(models.Model):
 
     package = models.ForeignKey(Package, on_delete=models.CASCADE, related_name="items")
     line = models.ForeignKey(ShipmentLine, on_delete=models.CASCADE, related_name="package_items")
-    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    quantity = models.PositiveIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(LINE_QUANTITY_MAX)]
+    )
 
     class Meta:
         constraints = [

@@ -20,10 +20,26 @@ class SiteKind(models.TextChoices):
 
 
 class Site(AuditedModel, TimeStampedModel):
-    """A place goods move between. Sites of the operator (ports, airports, our warehouses) are
-    shared with every organisation; a partner's own sites are its own."""
+    """A place goods move between.
+
+    Who sees a site (issue 9, docs/security.md): the operator's shared infrastructure (ports,
+    airports, our warehouses and hubs — operator sites of no customer that are not data centres)
+    is seen by every organisation. Any other site belongs to its holder — the customer named on an
+    operator-kept site, else its owner — and is seen by the holder, the organisations the operator
+    connected with the holder, and the parties of shipments that start, end or pass through it.
+    Only the owner changes it."""
 
     owner = models.ForeignKey("accounts.Organisation", on_delete=models.PROTECT, related_name="sites")
+    customer = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="customer_sites",
+        help_text="For a site the operator keeps for a customer (its data centre): the customer. "
+        "Where a customer's cluster stands is the customer's: only it, the organisations connected "
+        "with it and the parties of its shipments see the site.",
+    )
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=SiteKind.choices)
     is_bonded = models.BooleanField(
@@ -51,8 +67,30 @@ class Site(AuditedModel, TimeStampedModel):
 
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        from apps.accounts.models import Connection
+
+        from .shipments import Shipment
+        from .tracking import Leg
+
         own = Q(owner_id=organisation_id)
-        return own | Q(owner__kind="operator") if action == VIEW else own
+        if action != VIEW:
+            return own
+        shared = Q(owner__kind="operator", customer__isnull=True) & ~Q(kind=SiteKind.DATA_CENTRE)
+        partners = Connection.objects.partners_of(organisation_id)
+        held = (
+            Q(customer_id=organisation_id)
+            | Q(customer_id__in=partners)
+            | (Q(customer__isnull=True) & Q(owner_id__in=partners))
+        )
+        shipments = Shipment.objects.filter(Shipment.org_scope_q(organisation_id, VIEW))
+        legs = Leg.objects.filter(shipment__in=shipments)
+        routed = (
+            Q(pk__in=shipments.values("origin"))
+            | Q(pk__in=shipments.values("destination"))
+            | Q(pk__in=legs.values("origin"))
+            | Q(pk__in=legs.values("destination"))
+        )
+        return own | shared | held | routed
 
     def clean(self) -> None:
         errors = {}
@@ -68,6 +106,12 @@ class Site(AuditedModel, TimeStampedModel):
             errors["unlocode"] = "A seaport needs its UN/LOCODE."
         if self.is_bonded and self.kind not in (SiteKind.WAREHOUSE, SiteKind.SUPPLIER_WAREHOUSE):
             errors["is_bonded"] = "Only warehouses are bonded."
+        if self.customer_id and self.owner_id and self.owner.kind != "operator":
+            errors["customer"] = (
+                "Only a site the operator keeps names a customer; a partner's sites are its own."
+            )
+        elif self.customer_id and self.customer_id == self.owner_id:
+            errors["customer"] = "The customer is the owner already."
         if errors:
             raise ValidationError(errors)
 

@@ -1,9 +1,11 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 
-from apps.core.models import AuditedModel, TimeStampedModel
+from apps.core.models import AuditedModel, CheckedInputModel, TimeStampedModel
+from apps.core.validators import validate_business_date
 
 from ..validators import air_waybill_problem
 from .shipments import Shipment, TransportMode
@@ -19,7 +21,7 @@ class Leg(AuditedModel, TimeStampedModel):
     """One movement: a supplier's goods to the consolidation warehouse, or the main carriage."""
 
     shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="legs")
-    sequence = models.PositiveSmallIntegerField()
+    sequence = models.PositiveSmallIntegerField(validators=[MaxValueValidator(999)])
     role = models.CharField(max_length=10, choices=LegRole.choices)
     origin = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="+")
     destination = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="+")
@@ -37,10 +39,13 @@ class Leg(AuditedModel, TimeStampedModel):
         related_name="legs",
         help_text="For inbound legs: the lines this supplier sends.",
     )
-    planned_departure = models.DateField(null=True, blank=True)
-    planned_arrival = models.DateField(null=True, blank=True)
-    actual_departure = models.DateTimeField(null=True, blank=True)
-    actual_arrival = models.DateTimeField(null=True, blank=True)
+    planned_departure = models.DateField(null=True, blank=True, validators=[validate_business_date])
+    planned_arrival = models.DateField(null=True, blank=True, validators=[validate_business_date])
+    actual_departure = models.DateTimeField(null=True, blank=True, validators=[validate_business_date])
+    actual_arrival = models.DateTimeField(null=True, blank=True, validators=[validate_business_date])
+
+    # An air waybill or bill of lading number: no invisible character may hide in it.
+    identifier_fields = ("transport_document",)
 
     class Meta:
         ordering = ["shipment", "sequence"]
@@ -78,16 +83,24 @@ class EventCode(models.TextChoices):
     EXCEPTION = "exception", "Exception"
 
 
-class TrackingEvent(models.Model):
+class TrackingEvent(CheckedInputModel):
     """A milestone posted by a forwarder, broker or coordinator. Append-only; sorted by event time."""
+
+    free_text_fields = ("remarks",)
 
     shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="events")
     leg = models.ForeignKey(Leg, on_delete=models.SET_NULL, null=True, blank=True, related_name="events")
     code = models.CharField(max_length=24, choices=EventCode.choices)
-    occurred_at = models.DateTimeField()
+    occurred_at = models.DateTimeField(validators=[validate_business_date])
     location = models.CharField(max_length=200, blank=True)
     remarks = models.CharField(max_length=1000, blank=True)
-    eta = models.DateField("new ETA", null=True, blank=True, help_text="Updated arrival estimate, if given.")
+    eta = models.DateField(
+        "new ETA",
+        null=True,
+        blank=True,
+        help_text="Updated arrival estimate, if given.",
+        validators=[validate_business_date],
+    )
     posted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     organisation = models.ForeignKey(
         "accounts.Organisation", on_delete=models.PROTECT, related_name="+", null=True
@@ -96,6 +109,11 @@ class TrackingEvent(models.Model):
     status_before = models.CharField(max_length=20, blank=True)
     status_after = models.CharField(
         max_length=20, blank=True, help_text="Set when the event moved the status."
+    )
+    status_note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="What the event did to the status: the steps it inferred, or why it moved nothing.",
     )
 
     class Meta:
