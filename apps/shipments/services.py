@@ -267,9 +267,7 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
     if len(cleaned) > line.quantity:
         errors.append(f"{len(cleaned)} serial numbers for a quantity of {line.quantity}.")
     errors.extend(
-        f"Serial number {s[:40]!r}: {problem}"
-        for s in cleaned
-        if (problem := text_problem(s, "identifier"))
+        f"Serial number {s[:40]!r}: {problem}" for s in cleaned if (problem := text_problem(s, "identifier"))
     )
     if errors:
         raise ValidationError({"serials": errors})
