@@ -82,36 +82,45 @@ class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnl
     }
 
     def get_queryset(self):
-        return self.get_base_queryset().visible_to(self.request.user)
+        # Partners see issued and voided documents only, never an unissued version.
+        return services.visible_documents(
+            self.get_base_queryset().visible_to(self.request.user), self.request.user
+        )
 
     @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY, 409: None})
     @action(detail=True, methods=["get"])
     def download(self, request, pk=None):
-        """The PDF, checked against its SHA-256 first (409 if the stored bytes were altered)."""
+        """The PDF, checked against its SHA-256 first (409 if the stored file is missing or altered):
+        an issued document as issued, a void one as its VOID copy, an unissued one marked DRAFT."""
         document = self.get_object()
         try:
-            data = services.document_read(document)
+            data, filename = services.document_download(document)
         except services.DocumentIntegrityError as exc:
             return integrity_failure(exc)
-        return pdf_response(data, document.filename)
+        return pdf_response(data, filename)
 
-    @extend_schema(request=None, responses=DocumentSerializer)
+    @extend_schema(request=None, responses={200: DocumentSerializer, 409: None})
     @action(detail=True, methods=["post"])
     def issue(self, request, pk=None):
-        """Freeze this version: its bytes and SHA-256 are final."""
-        return Response(
-            DocumentSerializer(services.document_issue(document=self.get_object(), actor=request.user)).data
-        )
+        """Freeze this version: its bytes and SHA-256 are final (409: its stored file is missing/altered)."""
+        try:
+            document = services.document_issue(document=self.get_object(), actor=request.user)
+        except services.DocumentIntegrityError as exc:
+            return integrity_failure(exc)
+        return Response(DocumentSerializer(document).data)
 
-    @extend_schema(request=VoidSerializer, responses=DocumentSerializer)
+    @extend_schema(request=VoidSerializer, responses={200: DocumentSerializer, 409: None})
     @action(detail=True, methods=["post"])
     def void(self, request, pk=None):
         """Void (reason required); the document stays, with a copy stamped VOID."""
         data = VoidSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        document = services.document_void(
-            document=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
-        )
+        try:
+            document = services.document_void(
+                document=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
+            )
+        except services.DocumentIntegrityError as exc:  # the VOID copy is stamped on the checked bytes
+            return integrity_failure(exc)
         return Response(DocumentSerializer(document).data)
 
 
@@ -156,9 +165,13 @@ class ShipmentDocumentsView(APIView):
         shipment = self._shipment(request, shipment_reference, CHANGE)
         data = GenerateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        from .builder import required_documents
 
-        doc_types = data.validated_data.get("doc_types") or [t for t, _ in required_documents(shipment)]
+        # By default every required document not issued yet: an issued one is never regenerated.
+        doc_types = data.validated_data.get("doc_types") or [
+            t for t, _, _ in services.missing_documents(shipment)
+        ]
+        if not doc_types:
+            raise serializers.ValidationError({"doc_types": "Every required document is already issued."})
         task_id = services.document_generate_start(shipment=shipment, doc_types=doc_types, actor=request.user)
         return Response(
             {"task_id": task_id, "status_url": f"/api/v1/tasks/{task_id}/"}, status=status.HTTP_202_ACCEPTED
@@ -176,7 +189,9 @@ def _one_of(choices: list[str]):
 
 
 class BundleView(APIView):
-    """All current documents of a shipment as one ZIP (`?as=zip`, default) or one merged PDF."""
+    """The issued version of each document of a shipment as one ZIP (`?as=zip`, default) or one
+    merged PDF; required documents not issued are named in `X-Missing-Documents` (and MISSING.txt
+    in the ZIP). A missing or altered file refuses the bundle with 409, naming the document."""
 
     capabilities = {"read": "documents.view", "write": "documents.view"}
 
@@ -196,9 +211,12 @@ class BundleView(APIView):
         kind = request.query_params.get("as") or "zip"
         try:
             if kind == "pdf":
-                return pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
-            return pdf_response(
-                services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
-            )
+                response = pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
+            else:
+                response = pdf_response(
+                    services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
+                )
         except services.DocumentIntegrityError as exc:
             return integrity_failure(exc)
+        response["X-Missing-Documents"] = ",".join(t for t, _ in services.bundle_missing(shipment))
+        return response

@@ -35,6 +35,7 @@ CERTIFICATE_OF_ORIGIN_COUNTRIES = frozenset({"SA", "AE", "KW", "QA", "BH", "OM",
 EEI_THRESHOLD = Decimal("2500")
 EEI_ALWAYS_DESTINATIONS = frozenset({"CN", "RU", "VE"})
 ADVANCED_COMPUTING = ("3A090", "4A090")
+INCOTERMS_EDITION = "Incoterms 2020"  # the edition of the rules in shipments.engines.incoterms
 LICENCE_CODES = {"ACA": "C68", "NAC": "C67", "LPP": "C75"}
 
 
@@ -101,60 +102,108 @@ def _line_compliance(shipment: Shipment) -> dict[int, tuple[str, str, str]]:
     return found
 
 
-def required_documents(shipment: Shipment) -> list[tuple[str, str]]:
-    """The documents this shipment needs, each with why."""
+# Documents of the US export system: the USPPI instructs its forwarder (SLI) to file the EEI in AES.
+US_EXPORT_DOCUMENTS = frozenset({DocumentType.SLI, DocumentType.EEI_SUMMARY})
+
+
+def _not_us_export(shipment: Shipment, doc_type: str) -> str:
+    """Why a US export document does not apply to this export ("" when exported from the US)."""
+    country = shipment.origin.country
+    if country == "US":
+        return ""
+    name = country_name(country)
+    what = (
+        "the shipper's letter of instruction is how a US principal party in interest (USPPI) "
+        "instructs its forwarder to file in AES"
+        if doc_type == DocumentType.SLI
+        else "EEI is filed in the US Automated Export System (AES) for exports from the US"
+    )
+    return (
+        f"Exported from {name}, not the US: {what}. The export is declared to the customs of "
+        f"{name} under its own rules, by the exporter or its customs broker, from the commercial "
+        "invoice and packing list."
+    )
+
+
+def document_requirements(shipment: Shipment) -> list[tuple[str, bool, str]]:
+    """Every document type: (type, required, why it is or is not required)."""
     shipment = _shipment(shipment)
     parties = _parties(shipment)
     compliance = _line_compliance(shipment)
-    needed = [
-        (
-            DocumentType.COMMERCIAL_INVOICE,
+    forwarder = parties.get(PartyRole.FREIGHT_FORWARDER)
+    found: dict[str, tuple[bool, str]] = {
+        DocumentType.COMMERCIAL_INVOICE: (
+            True,
             "Every international shipment is declared on a commercial invoice.",
         ),
-        (DocumentType.PACKING_LIST, "Customs and the carrier check packages, weights and serial numbers."),
-    ]
-    if PartyRole.FREIGHT_FORWARDER in parties:
-        needed.append(
-            (DocumentType.SLI, f"{parties[PartyRole.FREIGHT_FORWARDER]} files and books for the exporter.")
+        DocumentType.PACKING_LIST: (
+            True,
+            "Customs and the carrier check packages, weights and serial numbers.",
+        ),
+    }
+    if not_us := _not_us_export(shipment, DocumentType.SLI):
+        found[DocumentType.SLI] = (False, not_us)
+    elif forwarder:
+        found[DocumentType.SLI] = (
+            True,
+            f"A US export: the USPPI instructs {forwarder} to file the EEI in AES and book the freight.",
         )
-    if shipment.origin.country == "US":
-        needed.append((DocumentType.EEI_SUMMARY, "Exports from the US may need an EEI filing in AES."))
+    else:
+        found[DocumentType.SLI] = (
+            False,
+            "No freight forwarder is named, so no one needs the USPPI's instructions.",
+        )
+    if not_us := _not_us_export(shipment, DocumentType.EEI_SUMMARY):
+        found[DocumentType.EEI_SUMMARY] = (False, not_us)
+    else:
+        required, reasons = _eei_filing(shipment, _doc_lines(shipment, compliance))
+        found[DocumentType.EEI_SUMMARY] = (
+            required,
+            ("EEI must be filed in AES: " if required else "") + " ".join(reasons),
+        )
     controlled = [
         eccn
         for eccn, outcome, _ in compliance.values()
         if outcome in ("licence_required", "licence_exception") or eccn.startswith(ADVANCED_COMPUTING)
     ]
-    if controlled:
-        needed.append(
-            (
-                DocumentType.END_USER_STATEMENT,
-                "Lines need a licence or are advanced-computing items (3A090/4A090): collect the end "
-                "user's statement.",
-            )
+    found[DocumentType.END_USER_STATEMENT] = (
+        (
+            True,
+            "Lines need a licence or are advanced-computing items (3A090/4A090): collect the end "
+            "user's statement.",
         )
-    if PartyRole.IMPORTER_OF_RECORD in parties:
-        needed.append(
-            (
-                DocumentType.IOR_AUTHORISATION,
-                f"{parties[PartyRole.IMPORTER_OF_RECORD]} imports for the buyer and needs its authorisation.",
-            )
+        if controlled
+        else (False, "No line needs a licence or is an advanced-computing item (3A090/4A090).")
+    )
+    found[DocumentType.IOR_AUTHORISATION] = (
+        (
+            True,
+            f"{parties[PartyRole.IMPORTER_OF_RECORD]} imports for the "
+            f"{incoterm_rule(shipment.incoterm).duties_paid_by} and needs its authorisation.",
         )
-    if PartyRole.EXPORTER_OF_RECORD in parties:
-        needed.append(
-            (
-                DocumentType.EOR_AUTHORISATION,
-                f"{parties[PartyRole.EXPORTER_OF_RECORD]} exports for the "
-                "seller and needs its authorisation.",
-            )
+        if PartyRole.IMPORTER_OF_RECORD in parties
+        else (False, "No importer of record is named.")
+    )
+    found[DocumentType.EOR_AUTHORISATION] = (
+        (
+            True,
+            f"{parties[PartyRole.EXPORTER_OF_RECORD]} exports for the seller and needs its authorisation.",
         )
-    if shipment.destination.country in CERTIFICATE_OF_ORIGIN_COUNTRIES:
-        needed.append(
-            (
-                DocumentType.CERTIFICATE_OF_ORIGIN,
-                f"Customs in {country_name(shipment.destination.country)} ask for a certificate of origin.",
-            )
-        )
-    return needed
+        if PartyRole.EXPORTER_OF_RECORD in parties
+        else (False, "No exporter of record is named.")
+    )
+    destination = country_name(shipment.destination.country)
+    found[DocumentType.CERTIFICATE_OF_ORIGIN] = (
+        (True, f"Customs in {destination} ask for a certificate of origin.")
+        if shipment.destination.country in CERTIFICATE_OF_ORIGIN_COUNTRIES
+        else (False, f"Customs in {destination} do not usually ask for one on IT hardware.")
+    )
+    return [(doc_type, *found[doc_type]) for doc_type in DocumentType.values]
+
+
+def required_documents(shipment: Shipment) -> list[tuple[str, str]]:
+    """The documents this shipment needs, each with why."""
+    return [(doc_type, why) for doc_type, required, why in document_requirements(shipment) if required]
 
 
 def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
@@ -168,7 +217,13 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
     lines = list(shipment.lines.all())
     if not lines:
         problems.append(Problem("lines", "The shipment has no lines.", ship_url + "#lines"))
-    needs_seller = doc_type not in (DocumentType.IOR_AUTHORISATION,)
+    if doc_type in US_EXPORT_DOCUMENTS and (not_us := _not_us_export(shipment, doc_type)):
+        problems.append(Problem("origin", f"Not generated: {not_us}", edit_url))
+    # The IOR letter is signed by whoever owes import duties under the Incoterm (the seller under DDP).
+    needs_seller = (
+        doc_type != DocumentType.IOR_AUTHORISATION
+        or incoterm_rule(shipment.incoterm).duties_paid_by == "seller"
+    )
     if needs_seller and PartyRole.SHIPPER not in parties:
         problems.append(Problem("shipper", "No shipper / exporter is named.", edit_url))
     if PartyRole.CONSIGNEE not in parties:
@@ -261,6 +316,14 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
                         ship_url + "#packages",
                     )
                 )
+    if doc_type == DocumentType.CERTIFICATE_OF_ORIGIN and not _invoice_number(shipment):
+        problems.append(
+            Problem(
+                "commercial_invoice",
+                "Generate the commercial invoice first: the certificate cites its number.",
+                reverse("documents:shipment", args=[shipment.reference]),
+            )
+        )
     if doc_type == DocumentType.SLI and PartyRole.FREIGHT_FORWARDER not in parties:
         problems.append(Problem("freight_forwarder", "No freight forwarder is named.", edit_url))
     if doc_type == DocumentType.IOR_AUTHORISATION and PartyRole.IMPORTER_OF_RECORD not in parties:
@@ -289,12 +352,19 @@ def _party(role_label: str, org: Organisation | None) -> PartyBlock | None:
     )
 
 
-def build_context(
-    shipment: Shipment, doc_type: str, *, number: str, version: int, watermark: str, signatory: str = ""
-) -> DocumentContext:
-    shipment = _shipment(shipment)
-    parties = _parties(shipment)
-    compliance = _line_compliance(shipment)
+def _invoice_number(shipment: Shipment) -> str:
+    """The number of the shipment's commercial invoice (every version keeps it), "" before one exists."""
+    from .models import Document
+
+    return (
+        Document.objects.filter(shipment=shipment, doc_type=DocumentType.COMMERCIAL_INVOICE)
+        .values_list("number", flat=True)
+        .first()
+        or ""
+    )
+
+
+def _doc_lines(shipment: Shipment, compliance: dict[int, tuple[str, str, str]]) -> list[DocLine]:
     lines = []
     for line in shipment.lines.all():
         eccn, _outcome, licence = compliance.get(line.pk, ("", "", ""))
@@ -314,6 +384,15 @@ def build_context(
                 net_kg=(line.part.unit_weight_kg * line.quantity).quantize(Decimal("0.01")),
             )
         )
+    return lines
+
+
+def build_context(
+    shipment: Shipment, doc_type: str, *, number: str, version: int, watermark: str, signatory: str = ""
+) -> DocumentContext:
+    shipment = _shipment(shipment)
+    parties = _parties(shipment)
+    lines = _doc_lines(shipment, _line_compliance(shipment))
     packages = []
     for package in shipment.packages.all():
         items = list(package.items.all())
@@ -399,11 +478,23 @@ def build_context(
         end_use=shipment.end_use,
         eei=_eei(shipment, parties, lines) if doc_type == DocumentType.EEI_SUMMARY else {},
         signatory=signatory,
+        incoterm_text=f"{shipment.incoterm} {shipment.incoterm_place}, {INCOTERMS_EDITION}",
+        invoice_number=number if doc_type == DocumentType.COMMERCIAL_INVOICE else _invoice_number(shipment),
+        payment_terms=shipment.payment_terms,
+        buyer_order_reference=shipment.buyer_order_reference,
+        instructions=shipment.instructions,
+        licences=tuple(
+            dict.fromkeys(line.licence for line in lines if line.licence and line.licence != "NLR")
+        ),
+        duties_paid_by=rule.duties_paid_by,
+        ior_principal=_party(
+            "Principal",
+            parties.get(PartyRole.SHIPPER if rule.duties_paid_by == "seller" else PartyRole.CONSIGNEE),
+        ),
     )
 
 
-def _eei(shipment: Shipment, parties: dict, lines: list[DocLine]) -> dict:
-    """Whether an EEI filing is mandatory, and the data it needs."""
+def _schedule_b_rows(lines: list[DocLine]) -> dict[str, dict]:
     by_schedule_b: dict[str, dict] = {}
     for line in lines:
         row = by_schedule_b.setdefault(
@@ -418,29 +509,36 @@ def _eei(shipment: Shipment, parties: dict, lines: list[DocLine]) -> dict:
         )
         row["quantity"] += line.quantity
         row["value"] += line.line_value
-    reasons = []
+    return by_schedule_b
+
+
+def _eei_filing(shipment: Shipment, lines: list[DocLine]) -> tuple[bool, list[str]]:
+    """Whether an EEI filing is mandatory (15 CFR 30.2, 30.37(a)), and why."""
     if shipment.origin.country != "US":
-        reasons.append("Not an export from the US: no EEI filing in AES.")
-        required = False
-    else:
-        over = [r["schedule_b"] for r in by_schedule_b.values() if r["value"] > EEI_THRESHOLD]
-        licensed = [line for line in lines if line.licence and line.licence not in ("NLR",)]
-        z_items = [line for line in lines if ".z" in line.eccn]
-        if over:
-            reasons.append(f"Schedule B {', '.join(over)} exceed USD 2,500 per number.")
-        if licensed:
-            reasons.append("A line is exported under a licence or licence exception.")
-        if shipment.destination.country in EEI_ALWAYS_DESTINATIONS and any(
-            line.eccn != "EAR99" for line in lines
-        ):
-            reasons.append(f"CCL items to {shipment.destination.country} are filed whatever the value.")
-        if z_items:
-            reasons.append(".z items are filed whatever the value.")
-        required = bool(reasons)
-        if not required:
-            reasons.append(
-                "No Schedule B number exceeds USD 2,500 and no licence applies: filing not mandatory."
-            )
+        return False, [_not_us_export(shipment, DocumentType.EEI_SUMMARY)]
+    reasons = []
+    over = [r["schedule_b"] for r in _schedule_b_rows(lines).values() if r["value"] > EEI_THRESHOLD]
+    licensed = [line for line in lines if line.licence and line.licence not in ("NLR",)]
+    z_items = [line for line in lines if ".z" in line.eccn]
+    if over:
+        reasons.append(f"Schedule B {', '.join(over)} exceed USD 2,500 per number.")
+    if licensed:
+        reasons.append("A line is exported under a licence or licence exception.")
+    if shipment.destination.country in EEI_ALWAYS_DESTINATIONS and any(
+        line.eccn != "EAR99" for line in lines
+    ):
+        reasons.append(f"CCL items to {shipment.destination.country} are filed whatever the value.")
+    if z_items:
+        reasons.append(".z items are filed whatever the value.")
+    if reasons:
+        return True, reasons
+    return False, ["No Schedule B number exceeds USD 2,500 and no licence applies: filing not mandatory."]
+
+
+def _eei(shipment: Shipment, parties: dict, lines: list[DocLine]) -> dict:
+    """Whether an EEI filing is mandatory, and the data it needs."""
+    by_schedule_b = _schedule_b_rows(lines)
+    required, reasons = _eei_filing(shipment, lines)
     shipper = parties.get(PartyRole.SHIPPER)
     ein = next((r.number for r in shipper.registrations.all() if r.scheme == "ein"), "") if shipper else ""
     consignee = parties.get(PartyRole.ULTIMATE_CONSIGNEE) or parties.get(PartyRole.CONSIGNEE)

@@ -105,3 +105,11 @@ class DocumentContext:
     )  # EEI summary data: filing_required (bool), reasons (list[str]), …
     signatory: str = ""  # "Name, title" of the responsible person
     notes: tuple[str, ...] = ()
+    incoterm_text: str = ""  # "DAP Chennai, Incoterms 2020"
+    duties_paid_by: str = ""  # "seller" or "buyer": who owes import duties and taxes under the Incoterm
+    ior_principal: PartyBlock | None = None  # who appoints the importer of record: the party owing duties
+    invoice_number: str = ""  # the commercial invoice's number, cited by the other documents
+    payment_terms: str = ""  # "30 days net from invoice date"
+    buyer_order_reference: str = ""  # the buyer's purchase order number
+    instructions: str = ""  # the shipment's handling and delivery instructions
+    licences: tuple[str, ...] = ()  # licence numbers / exceptions the lines are exported under

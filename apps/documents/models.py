@@ -65,7 +65,10 @@ class Document(AuditedModel):
     size = models.PositiveIntegerField()
     page_count = models.PositiveIntegerField()
     data = models.JSONField(help_text="The data rendered, kept with the document.")
-    void_pdf = models.FileField(upload_to=_pdf_path, blank=True, help_text="A copy stamped VOID.")
+    void_pdf = models.FileField(
+        upload_to=_pdf_path, blank=True, help_text="The issued bytes with VOID stamped on every page."
+    )
+    void_sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the VOID copy.")
     task_id = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"

@@ -22,13 +22,24 @@ from apps.shipments.models import Shipment
 from . import builder
 from .context import DocumentContext
 from .models import PREFIXES, Document, DocumentStatus, DocumentType
-from .renderer import render_pdf
+from .renderer import render_notice, render_pdf, stamp_pdf
 
 logger = logging.getLogger(__name__)
 
 
 class DocumentIntegrityError(Exception):
-    """Stored bytes no longer match the SHA-256 recorded when they were written."""
+    """Stored bytes are missing or no longer match the SHA-256 recorded when they were written."""
+
+
+def _refuse_over_issued(shipment: Shipment, doc_type: str) -> None:
+    """Generating never replaces an issued document: a new version comes after a void (with a reason)."""
+    issued = Document.objects.filter(
+        shipment=shipment, doc_type=doc_type, status=DocumentStatus.ISSUED
+    ).first()
+    if issued:
+        raise ValidationError(
+            {"status": f"{issued} is issued; void it (saying why) before generating a new version."}
+        )
 
 
 def _sha256(data: bytes) -> str:
@@ -68,6 +79,7 @@ def document_generate(
     signatory = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}" if actor else ""
     for _attempt in range(RENDER_ATTEMPTS - 1):
         current = Shipment.objects.get(pk=shipment.pk)
+        _refuse_over_issued(current, doc_type)
         problems = builder.document_problems(current, doc_type)
         if problems:
             raise _problems_error(problems)
@@ -113,6 +125,7 @@ def _write(
 ) -> Document:
     """Inside a transaction: lock the shipment, allocate, check the render still holds, write."""
     locked = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    _refuse_over_issued(locked, doc_type)
     context = _context(locked, doc_type, signatory, allocate=True)
     if rendered is None:  # the last attempt: render under the lock
         problems = builder.document_problems(locked, doc_type)
@@ -199,23 +212,18 @@ def document_issue(*, document: Document, actor: User) -> Document:
 
 
 def document_void(*, document: Document, actor: User, reason: str) -> Document:
-    """Void a document (reason required). Its issued bytes stay; a copy stamped VOID is added.
+    """Void a document (reason required). Its issued bytes stay; a VOID copy is added: those same
+    bytes with VOID stamped on every page (never a re-render from today's data), stored with its
+    own SHA-256. From then on the document downloads as its VOID copy.
 
-    The VOID copy is rendered before the document's row is locked (to check it is still not void
+    The VOID copy is made before the document's row is locked (to check it is still not void
     and write)."""
     if not (reason or "").strip():
         raise ValidationError({"reason": "Say why the document is voided."})
     document = Document.objects.select_related("shipment").get(pk=document.pk)
     if document.status == DocumentStatus.VOID:
         raise ValidationError({"status": f"{document} is already void."})
-    context = builder.build_context(
-        document.shipment,
-        document.doc_type,
-        number=document.number,
-        version=document.version,
-        watermark="VOID",
-    )
-    void_pdf, _ = render_pdf(context)
+    void_pdf = stamp_pdf(_verify(document), "VOID")
     with transaction.atomic():
         return _void(document, actor, reason, void_pdf)
 
@@ -227,8 +235,11 @@ def _void(document: Document, actor: User, reason: str, void_pdf: bytes) -> Docu
     before = document.status
     document.status, document.voided_by, document.voided_at = DocumentStatus.VOID, actor, timezone.now()
     document.void_reason = reason.strip()
+    document.void_sha256 = _sha256(void_pdf)
     document.void_pdf.save("void.pdf", ContentFile(void_pdf), save=False)
-    document.save(update_fields=["status", "voided_by", "voided_at", "void_reason", "void_pdf"])
+    document.save(
+        update_fields=["status", "voided_by", "voided_at", "void_reason", "void_pdf", "void_sha256"]
+    )
     from apps.core.audit import record_transition
 
     record_transition(
@@ -237,23 +248,69 @@ def _void(document: Document, actor: User, reason: str, void_pdf: bytes) -> Docu
     return document
 
 
-def _verify(document: Document) -> bytes:
-    with document.pdf.open("rb") as handle:
-        data = handle.read()
-    if _sha256(data) != document.sha256:
-        raise DocumentIntegrityError(
-            f"{document}: stored file does not match its SHA-256; it will not be served."
-        )
+def _refuse(document: Document, reason: str) -> DocumentIntegrityError:
+    """Audit a file that will not be served (in its own write, whatever the caller's transaction)."""
+    from apps.core.audit import record
+
+    message = f"{document}: {reason}; it will not be served."
+    try:
+        with transaction.atomic():  # a savepoint: a failed write leaves the caller's transaction usable
+            record(document, action="integrity_failure", message=message)
+    except Exception:  # the refusal itself must still answer
+        logger.exception("Could not audit the integrity failure of %s", document)
+    logger.error(message)
+    return DocumentIntegrityError(message)
+
+
+def _verify(document: Document, *, copy: str = "pdf") -> bytes:
+    """The stored bytes of the document (`copy="void_pdf"`: of its VOID copy), after checking them
+    against their recorded SHA-256. A missing or altered file is refused (and audited)."""
+    stored, expected = (
+        (document.pdf, document.sha256) if copy == "pdf" else (document.void_pdf, document.void_sha256)
+    )
+    what = "stored file" if copy == "pdf" else "stored VOID copy"
+    if not stored or not expected:
+        raise _refuse(document, f"the {what} is missing")
+    try:
+        with stored.open("rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, OSError):
+        raise _refuse(document, f"the {what} is missing ({stored.name})") from None
+    if _sha256(data) != expected:
+        raise _refuse(document, f"the {what} does not match its SHA-256")
     return data
 
 
 def document_read(document: Document) -> bytes:
-    """The document's bytes, after checking them against the recorded SHA-256."""
+    """The document's bytes as written, after checking them against the recorded SHA-256."""
     return _verify(document)
 
 
+UNISSUED = (DocumentStatus.DRAFT, DocumentStatus.SUPERSEDED)
+
+
+def document_download(document: Document) -> tuple[bytes, str]:
+    """What a download serves, hash-checked, and its filename: an issued document's bytes; a void
+    one's VOID copy; an unissued version with the DRAFT mark (stamped on when it was rendered
+    without one), so no unissued rendering ever looks like an issued document."""
+    base = f"{document.number}-v{document.version}"
+    if document.status == DocumentStatus.ISSUED:
+        return _verify(document), f"{base}.pdf"
+    if document.status == DocumentStatus.VOID:
+        return _verify(document, copy="void_pdf"), f"{base}-VOID.pdf"
+    data = _verify(document)
+    return (data if document.watermark == "DRAFT" else stamp_pdf(data, "DRAFT")), f"{base}-DRAFT.pdf"
+
+
+def visible_documents(queryset, user):
+    """Partners (anyone outside the operator's staff) see issued and voided documents only."""
+    if getattr(user, "is_operator_staff", False):
+        return queryset
+    return queryset.filter(status__in=[DocumentStatus.ISSUED, DocumentStatus.VOID])
+
+
 def current_documents(shipment: Shipment) -> list[Document]:
-    """The latest version of each type that is not void."""
+    """The latest version of each type that is not void (what the documents page offers to issue)."""
     latest: dict[str, Document] = {}
     for document in (
         Document.objects.filter(shipment=shipment)
@@ -264,22 +321,56 @@ def current_documents(shipment: Shipment) -> list[Document]:
     return list(latest.values())
 
 
+def issued_documents(shipment: Shipment) -> list[Document]:
+    """The issued version of each type (at most one: issuing another needs a void first),
+    required types first in their order."""
+    order = {doc_type: n for n, (doc_type, _why) in enumerate(builder.required_documents(shipment))}
+    issued = Document.objects.filter(shipment=shipment, status=DocumentStatus.ISSUED)
+    return sorted(issued, key=lambda d: (order.get(d.doc_type, len(order)), d.doc_type, -d.version))
+
+
+def _bundle_documents(shipment: Shipment) -> list[tuple[Document, bytes]]:
+    """Every issued document with its checked bytes; one bad file refuses the bundle, naming it."""
+    return [(document, _verify(document)) for document in issued_documents(shipment)]
+
+
+def bundle_missing(shipment: Shipment) -> list[tuple[str, str]]:
+    """Required types not issued, for the bundle: (type, label)."""
+    return [
+        (doc_type, DocumentType(doc_type).label) for doc_type, _why, _latest in missing_documents(shipment)
+    ]
+
+
 def bundle_zip(shipment: Shipment) -> bytes:
+    """The issued version of each document, and MISSING.txt naming required documents not issued."""
+    documents = _bundle_documents(shipment)
+    missing = bundle_missing(shipment)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for document in current_documents(shipment):
-            archive.writestr(document.filename, document_read(document))
+        for document, data in documents:
+            archive.writestr(f"{document.number}-v{document.version}.pdf", data)
+        if missing:
+            archive.writestr(
+                "MISSING.txt",
+                f"Required documents of {shipment.reference} not issued yet:\n"
+                + "".join(f"- {label} ({doc_type})\n" for doc_type, label in missing),
+            )
     return buffer.getvalue()
 
 
 def bundle_pdf(shipment: Shipment) -> bytes:
+    """The issued version of each document merged (the missing ones: see `bundle_missing`)."""
     from pypdf import PdfWriter
 
-    writer = PdfWriter()
-    for document in current_documents(shipment):
-        writer.append(
-            io.BytesIO(document_read(document)), outline_item=f"{document.get_doc_type_display()} {document}"
+    documents = _bundle_documents(shipment)
+    if not documents:  # a one-page PDF saying so, never an unissued version instead
+        return render_notice(
+            f"{shipment.reference}: no document is issued yet",
+            [f"Not issued: {label}" for _doc_type, label in bundle_missing(shipment)],
         )
+    writer = PdfWriter()
+    for document, data in documents:
+        writer.append(io.BytesIO(data), outline_item=f"{document.get_doc_type_display()} {document}")
     buffer = io.BytesIO()
     writer.write(buffer)
     return buffer.getvalue()

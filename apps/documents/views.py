@@ -27,7 +27,11 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
 
     def get(self, request, reference):
         shipment = _shipment(request, reference)
-        documents = list(Document.objects.filter(shipment=shipment).select_related("issued_by", "voided_by"))
+        documents = list(
+            services.visible_documents(
+                Document.objects.filter(shipment=shipment), request.user
+            ).select_related("issued_by", "voided_by")
+        )
         required = builder.required_documents(shipment)
         issued = {d.doc_type for d in documents if d.status == "issued"}
         rows = []
@@ -64,7 +68,13 @@ class GenerateView(CapabilityRequiredMixin, View):
 
     def post(self, request, reference):
         shipment = _shipment(request, reference, CHANGE)
-        doc_types = request.POST.getlist("doc_type") or [t for t, _ in builder.required_documents(shipment)]
+        # "Generate all required" generates what is not issued yet: an issued document is never regenerated.
+        doc_types = request.POST.getlist("doc_type") or [
+            t for t, _, _ in services.missing_documents(shipment)
+        ]
+        if not doc_types:
+            messages.info(request, "Every required document is already issued.")
+            return HttpResponseRedirect(reverse("documents:shipment", args=[reference]))
         try:
             task_id = services.document_generate_start(
                 shipment=shipment, doc_types=doc_types, actor=request.user
@@ -98,8 +108,8 @@ class VoidView(CapabilityRequiredMixin, View):
                 document=document, actor=request.user, reason=request.POST.get("reason", "")
             )
             messages.success(request, f"{document} voided.")
-        except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+        except (ValidationError, services.DocumentIntegrityError) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
         return HttpResponseRedirect(reverse("documents:shipment", args=[document.shipment.reference]))
 
 
@@ -108,13 +118,14 @@ class DownloadView(CapabilityRequiredMixin, View):
 
     def get(self, request, pk):
         document = get_object_or_404(
-            Document.objects.visible_to(request.user).select_related("shipment"), pk=pk
+            services.visible_documents(
+                Document.objects.visible_to(request.user).select_related("shipment"), request.user
+            ),
+            pk=pk,
         )
-        if request.GET.get("copy") == "void" and document.void_pdf:
-            with document.void_pdf.open("rb") as handle:
-                return pdf_response(handle.read(), f"{document.number}-v{document.version}-VOID.pdf")
+        # Issued: as issued; void: its VOID copy (also at ?copy=void); unissued: marked DRAFT.
         try:
-            return pdf_response(services.document_read(document), document.filename)
+            return pdf_response(*services.document_download(document))
         except services.DocumentIntegrityError as exc:
             return HttpResponse(str(exc), status=409, content_type="text/plain")
 
@@ -126,9 +137,12 @@ class BundleView(CapabilityRequiredMixin, View):
         shipment = _shipment(request, reference)
         try:
             if request.GET.get("as") == "pdf":
-                return pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
-            return pdf_response(
-                services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
-            )
+                response = pdf_response(services.bundle_pdf(shipment), f"{shipment.reference}-documents.pdf")
+            else:
+                response = pdf_response(
+                    services.bundle_zip(shipment), f"{shipment.reference}-documents.zip", "application/zip"
+                )
         except services.DocumentIntegrityError as exc:
             return HttpResponse(str(exc), status=409, content_type="text/plain")
+        response["X-Missing-Documents"] = ",".join(t for t, _ in services.bundle_missing(shipment))
+        return response

@@ -286,10 +286,14 @@ def test_eei_summary_for_a_us_export(coordinator, indian_customer, dgx, country_
 
 
 def test_bundle_zip_and_pdf(approved, coordinator):
-    for doc_type in ("commercial_invoice", "end_user_statement"):
-        services.document_generate(shipment=approved, doc_type=doc_type, actor=coordinator)
+    for doc_type in ("commercial_invoice", "end_user_statement"):  # bundles hold issued versions
+        document = services.document_generate(shipment=approved, doc_type=doc_type, actor=coordinator)
+        services.document_issue(document=document, actor=coordinator)
     with zipfile.ZipFile(io.BytesIO(services.bundle_zip(approved))) as archive:
         names = archive.namelist()
-    assert len(names) == 2 and all(n.endswith(".pdf") for n in names)
+    assert sorted(n for n in names if n.endswith(".pdf")) == sorted(
+        f"{d.number}-v1.pdf" for d in Document.objects.all()
+    )
+    assert "MISSING.txt" in names  # the packing list is required and not issued
     merged = PdfReader(io.BytesIO(services.bundle_pdf(approved)))
     assert len(merged.pages) == sum(d.page_count for d in Document.objects.all())

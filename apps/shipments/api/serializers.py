@@ -109,6 +109,8 @@ class ShipmentSerializer(serializers.ModelSerializer):
             "end_use",
             "end_use_flags",
             "instructions",
+            "payment_terms",
+            "buyer_order_reference",
             "line_count",
             "created_at",
             "updated_at",

@@ -177,6 +177,14 @@ class Shipment(AuditedModel, TimeStampedModel):
     instructions = models.TextField(
         blank=True, max_length=FREE_TEXT_MAX_LENGTH, validators=[MaxLengthValidator(FREE_TEXT_MAX_LENGTH)]
     )
+    payment_terms = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text="As agreed with the buyer, e.g. '30 days net from invoice date'.",
+    )
+    buyer_order_reference = models.CharField(
+        "buyer's order reference", max_length=60, blank=True, help_text="The buyer's purchase order number."
+    )
 
     status = models.CharField(max_length=20, choices=ShipmentStatus.choices, default=ShipmentStatus.DRAFT)
     hold_kind = models.CharField(max_length=12, blank=True)
@@ -192,6 +200,7 @@ class Shipment(AuditedModel, TimeStampedModel):
     EDITABLE_FIELDS = (
         "origin", "destination", "incoterm", "incoterm_place", "mode", "ready_date", "required_by",
         "currency", "insurance_value", "reason_for_export", "end_use", "end_use_flags", "instructions",
+        "payment_terms", "buyer_order_reference",
     )  # fmt: skip
 
     class Meta:
