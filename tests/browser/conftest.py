@@ -5,6 +5,7 @@ from tests.compliance.conftest import (  # noqa: F401  (fixtures the document fl
     dgx,
     h100,
     indian_customer,
+    indian_lookalike,
     screening_list,
     ship,
     sites,

@@ -2,7 +2,6 @@
 
 import pytest
 
-from apps.accounts.models import Registration
 from apps.accounts.roles import Role
 from apps.compliance import services
 from apps.compliance.models import HitStatus, ScreeningHit
@@ -17,14 +16,7 @@ def test_officer_clears_a_hit_and_releases_the_shipment(page, live_server, trans
     from playwright.sync_api import expect
 
     request.getfixturevalue("screening_list")
-    lookalike = OrganisationFactory(
-        kind="customer",
-        legal_name="Shenzhen Demo AI Technology Company Limited",
-        country="IN",
-        city="Chennai",
-    )
-    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
-        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    lookalike = request.getfixturevalue("indian_lookalike")
     coordinator = request.getfixturevalue("coordinator")
     shipment = request.getfixturevalue("submitted")(
         lookalike, "IN", "Chennai", [(request.getfixturevalue("dgx"), 1)]

@@ -220,3 +220,18 @@ def saudi_licence(saudi_customer, supplier):
             "expires_on": dt.date(2027, 12, 31),
         },
     )
+
+
+@pytest.fixture
+def indian_lookalike(db):
+    """An Indian importer (IEC and GSTIN on file) whose name resembles an Entity List entry of
+    the test list: a possible match that an officer clears or confirms."""
+    org = OrganisationFactory(
+        kind="customer",
+        legal_name="Shenzhen Demo AI Technology Company Limited",
+        country="IN",
+        city="Chennai",
+    )
+    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
+        Registration.objects.create(organisation=org, scheme=scheme, number=number, country="IN")
+    return org

@@ -108,18 +108,9 @@ def test_import_requirements_report_what_is_missing(submitted, indian_customer, 
 
 
 def test_screening_hit_holds_and_clearing_it_is_remembered(
-    submitted, dgx, coordinator, compliance_officer, screening_list
+    submitted, dgx, coordinator, compliance_officer, screening_list, indian_lookalike
 ):
-    from apps.accounts.models import Registration
-
-    lookalike = OrganisationFactory(
-        kind="customer",
-        legal_name="Shenzhen Demo AI Technology Company Limited",
-        country="IN",
-        city="Chennai",
-    )
-    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
-        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    lookalike = indian_lookalike
     shipment = submitted(lookalike, "IN", "Chennai", [(dgx, 1)])
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     assert check.result == "hold"

@@ -255,18 +255,9 @@ def test_a_confirmed_match_cannot_be_typed_away(
 
 
 def test_clearing_a_hit_resolves_the_reasons_it_raised(
-    ship, dgx, coordinator, compliance_officer, screening_list
+    ship, dgx, coordinator, compliance_officer, screening_list, indian_lookalike
 ):
-    from apps.accounts.models import Registration
-
-    lookalike = OrganisationFactory(
-        kind="customer",
-        legal_name="Shenzhen Demo AI Technology Company Limited",
-        country="IN",
-        city="Chennai",
-    )
-    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
-        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    lookalike = indian_lookalike
     shipment = ship({"consignee": lookalike}, "IN", "Chennai", [(dgx, 1)])
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     reason = check.hold_reasons.get()
@@ -506,19 +497,17 @@ def test_the_check_reads_the_parts_data_centre_flag(ship, coordinator):
 
 
 def test_reversing_a_confirmed_match_takes_two_officers_and_then_the_shipment_moves_on(
-    ship, dgx, coordinator, compliance_officer, screening_list, django_capture_on_commit_callbacks
+    ship,
+    dgx,
+    coordinator,
+    compliance_officer,
+    screening_list,
+    indian_lookalike,
+    django_capture_on_commit_callbacks,
 ):
-    from apps.accounts.models import Registration
     from apps.compliance.models import PartyBlock
 
-    lookalike = OrganisationFactory(
-        kind="customer",
-        legal_name="Shenzhen Demo AI Technology Company Limited",
-        country="IN",
-        city="Chennai",
-    )
-    for scheme, number in (("iec", "AAKCS5521M"), ("gstin", "33AAKCS5521M1Z2")):
-        Registration.objects.create(organisation=lookalike, scheme=scheme, number=number, country="IN")
+    lookalike = indian_lookalike
     shipment = ship({"consignee": lookalike}, "IN", "Chennai", [(dgx, 1)])
     check = services.compliance_check_run(shipment=shipment, actor=coordinator)
     services.hit_confirm(
