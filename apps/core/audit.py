@@ -115,8 +115,12 @@ def record(
     """Append one event to the audit log for `instance` (by `actor`, else the context's user)."""
     from django.contrib.contenttypes.models import ContentType
 
-    from .models import AuditEvent
+    from .models import AuditAction, AuditEvent
 
+    if action not in AuditAction.values:
+        # SQLite would store any string; PostgreSQL refuses one longer than the column. Fail the
+        # same way everywhere, at the call that is wrong.
+        raise ValueError(f"Unknown audit action {action!r}; use one of {', '.join(AuditAction.values)}.")
     ctx = current_context()
     actor = actor or ctx.resolve_actor()
     return AuditEvent.objects.create(

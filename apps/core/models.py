@@ -83,6 +83,7 @@ class AuditAction(models.TextChoices):
     UPDATE = "update", "Updated"
     DELETE = "delete", "Deleted"
     TRANSITION = "transition", "State change"
+    INTEGRITY = "integrity", "Integrity failure"  # a stored file missing or altered (documents)
 
 
 class AuditEventQuerySet(models.QuerySet):

@@ -255,7 +255,7 @@ def _refuse(document: Document, reason: str) -> DocumentIntegrityError:
     message = f"{document}: {reason}; it will not be served."
     try:
         with transaction.atomic():  # a savepoint: a failed write leaves the caller's transaction usable
-            record(document, action="integrity_failure", message=message)
+            record(document, action="integrity", message=message)
     except Exception:  # the refusal itself must still answer
         logger.exception("Could not audit the integrity failure of %s", document)
     logger.error(message)

@@ -145,3 +145,10 @@ def test_history_endpoint_and_detail_page_show_the_trail(coordinator, api_as, br
     assert history[0]["changes"] == {"name": ["Original name", "New name"]}
     page = browser_as(coordinator).get(f"/parts/{part.pk}/").content.decode()
     assert "Audit trail" in page and "Original name → New name" in page
+
+
+def test_an_unknown_audit_action_is_refused_on_every_database(coordinator):
+    from apps.core.audit import record
+
+    with pytest.raises(ValueError, match="Unknown audit action"):
+        record(coordinator.organisation, action="integrity_failure", message="x")

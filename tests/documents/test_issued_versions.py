@@ -132,7 +132,7 @@ def test_a_missing_file_answers_409_audited_and_names_the_document(approved, coo
     response = api.get(f"/api/v1/documents/{statement.pk}/download/")
     assert response.status_code == 409 and str(statement) in response.json()["detail"]
     assert "missing" in response.json()["detail"]
-    assert AuditEvent.objects.filter(object_id=str(statement.pk), action="integrity_failure").exists()
+    assert AuditEvent.objects.filter(object_id=str(statement.pk), action="integrity").exists()
     bundle = api.get(f"/api/v1/shipments/{approved.reference}/documents/bundle/?as=pdf")
     assert bundle.status_code == 409 and str(statement) in bundle.json()["detail"]
     assert str(invoice) not in bundle.json()["detail"]
