@@ -4,9 +4,9 @@ from decimal import Decimal
 
 import factory
 
-from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.accounts.models import Contact, Organisation, OrganisationKind, User
 from apps.accounts.roles import Role
-from apps.catalog.models import Manufacturer, Part, PartCategory
+from apps.catalog.models import Manufacturer, Part, PartCategory, PartTariffCode
 
 PASSWORD = "correct-horse-battery"
 
@@ -14,23 +14,50 @@ PASSWORD = "correct-horse-battery"
 class OrganisationFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Organisation
+        skip_postgeneration_save = True
 
     kind = OrganisationKind.SUPPLIER
     legal_name = factory.Sequence(lambda n: f"Test Supplier {n} Ltd")
     address_line1 = "1 Test Street"
     city = "Taoyuan"
     country = "TW"
+    # Every party can sign its documents (apps/documents/signatures.py); `with_signatory=False` for
+    # one that names nobody.
+    signatory = factory.Maybe(
+        "with_signatory",
+        factory.RelatedFactory("tests.factories.SignatoryFactory", factory_related_name="organisation"),
+    )
+
+    class Params:
+        with_signatory = True
+
+
+class SignatoryFactory(factory.django.DjangoModelFactory):
+    """An organisation's authorised signatory: a contact with a job title."""
+
+    class Meta:
+        model = Contact
+
+    organisation = factory.SubFactory(OrganisationFactory, with_signatory=False)
+    name = factory.Sequence(lambda n: f"Signatory {n}")
+    job_title = "Export Compliance Manager"
+    email = factory.Sequence(lambda n: f"signatory{n}@example.com")
+    is_signatory = True
 
 
 class OperatorFactory(OrganisationFactory):
     class Meta:
         model = Organisation
         django_get_or_create = ("kind",)
+        skip_postgeneration_save = True
 
     kind = OrganisationKind.OPERATOR
     legal_name = "Rackpass Test Operator Inc."
     city = "Palo Alto"
     country = "US"
+
+    class Params:
+        with_signatory = False  # its own users sign for it
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -64,6 +91,7 @@ class ManufacturerFactory(factory.django.DjangoModelFactory):
 class PartFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Part
+        skip_postgeneration_save = True
 
     owner = factory.SubFactory(OperatorFactory)
     manufacturer = factory.SubFactory(ManufacturerFactory)
@@ -80,3 +108,12 @@ class PartFactory(factory.django.DjangoModelFactory):
     hs_code = "851762"
     is_serialised = True
     power_draw_w = 1720
+
+    @factory.post_generation
+    def schedule_b(obj, create, extracted, **kwargs):
+        """The part's US Schedule B / HTS number (for a US export's EEI and SLI): its HS code + "0000"
+        unless given (`PartFactory(schedule_b="8471500150")`); `schedule_b=""` records none."""
+        if create and extracted != "":
+            PartTariffCode.objects.create(
+                part=obj, country="US", code=extracted or (obj.hs_code[:6] + "0000")
+            )

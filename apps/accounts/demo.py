@@ -15,7 +15,7 @@ ORGANISATIONS = [
         "postal_code": "94303",
         "country": "US",
         "registrations": [("ein", "84-2711935", "US")],
-        "contacts": [("Maya Chen", "Head of Trade Operations", "maya.chen@rackpass.example", True)],
+        "contacts": [("Maya Chen", "Head of Trade Operations", "maya.chen@rackpass.example", True, True)],
     },
     {
         "kind": OrganisationKind.SUPPLIER,
@@ -25,7 +25,16 @@ ORGANISATIONS = [
         "region": "Guishan District",
         "postal_code": "333",
         "country": "TW",
-        "contacts": [("Kevin Lin", "Export Sales", "kevin.lin@qct.example", True)],
+        "contacts": [
+            ("Kevin Lin", "Export Sales", "kevin.lin@qct.example", True, False),
+            (
+                "Jenny Huang",
+                "Director, Trade Compliance and Logistics",
+                "jenny.huang@qct.example",
+                False,
+                True,
+            ),
+        ],
     },
     {
         "kind": OrganisationKind.SUPPLIER,
@@ -36,7 +45,7 @@ ORGANISATIONS = [
         "postal_code": "95131",
         "country": "US",
         "registrations": [("ein", "77-0353939", "US")],
-        "contacts": [("Dana Ortiz", "Trade Compliance", "dana.ortiz@supermicro.example", True)],
+        "contacts": [("Dana Ortiz", "Trade Compliance Manager", "dana.ortiz@supermicro.example", True, True)],
     },
     {
         "kind": OrganisationKind.FREIGHT_FORWARDER,
@@ -46,7 +55,10 @@ ORGANISATIONS = [
         "postal_code": "819834",
         "country": "SG",
         "registrations": [("uen", "201912345K", "SG")],
-        "contacts": [("Priya Nair", "Key Account Manager", "priya.nair@meridian-freight.example", True)],
+        "contacts": [
+            ("Priya Nair", "Key Account Manager", "priya.nair@meridian-freight.example", True, False),
+            ("Daniel Goh", "Managing Director", "daniel.goh@meridian-freight.example", False, True),
+        ],
     },
     {
         "kind": OrganisationKind.CUSTOMS_BROKER,
@@ -58,7 +70,7 @@ ORGANISATIONS = [
         "country": "IN",
         "registrations": [("gstin", "33AAECC4821K1ZP", "IN")],
         "contacts": [
-            ("R. Subramanian", "Licensed Customs Broker", "subramanian@coromandel-cb.example", True)
+            ("R. Subramanian", "Licensed Customs Broker", "subramanian@coromandel-cb.example", True, True)
         ],
     },
     {
@@ -70,7 +82,9 @@ ORGANISATIONS = [
         "postal_code": "400013",
         "country": "IN",
         "registrations": [("iec", "AAHCB7310Q", "IN"), ("gstin", "27AAHCB7310Q1ZD", "IN")],
-        "contacts": [("Anjali Mehta", "IOR Operations", "anjali.mehta@bharat-ior.example", True)],
+        "contacts": [
+            ("Anjali Mehta", "Head of IOR Operations", "anjali.mehta@bharat-ior.example", True, True)
+        ],
     },
     {
         "kind": OrganisationKind.EOR_PROVIDER,
@@ -79,7 +93,7 @@ ORGANISATIONS = [
         "city": "Taipei",
         "postal_code": "100",
         "country": "TW",
-        "contacts": [("Grace Wu", "EOR Desk", "grace.wu@formosa-eor.example", True)],
+        "contacts": [("Grace Wu", "EOR Desk Manager", "grace.wu@formosa-eor.example", True, True)],
     },
     {
         "kind": OrganisationKind.CUSTOMER,
@@ -91,7 +105,8 @@ ORGANISATIONS = [
         "country": "IN",
         "registrations": [("iec", "AAKCC5521M", "IN"), ("gstin", "33AAKCC5521M1Z2", "IN")],
         "contacts": [
-            ("Karthik Raman", "Data Centre Programme Lead", "karthik.raman@chennai-ai.example", True)
+            ("Karthik Raman", "Data Centre Programme Lead", "karthik.raman@chennai-ai.example", True, False),
+            ("Lakshmi Iyer", "Chief Financial Officer", "lakshmi.iyer@chennai-ai.example", False, True),
         ],
     },
 ]
@@ -154,12 +169,17 @@ def load(*, password: str) -> dict[str, int]:
                 reg = Registration(organisation=org, scheme=scheme, number=number, country=country)
                 reg.full_clean()
                 reg.save()
-        for name, title, email, primary in contacts:
-            Contact.objects.get_or_create(
+        # (name, title, email, primary, authorised signatory): signatories sign the documents
+        # their organisation makes or authorises (apps/documents/signatures.py).
+        for name, title, email, primary, signatory in contacts:
+            contact, made = Contact.objects.get_or_create(
                 organisation=org,
                 email=email,
-                defaults={"name": name, "job_title": title, "is_primary": primary},
+                defaults={"name": name, "job_title": title, "is_primary": primary, "is_signatory": signatory},
             )
+            if signatory and not made and not contact.is_signatory:  # a demo loaded before signatories
+                contact.job_title, contact.is_signatory = title, True
+                contact.save(update_fields=["job_title", "is_signatory", "updated_at"])
     for username, first, last, role, org_name in USERS:
         user = User.objects.filter(username=username).first()
         if user is None:

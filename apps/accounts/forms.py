@@ -47,7 +47,7 @@ class RegistrationForm(forms.ModelForm):
 class ContactForm(forms.ModelForm):
     class Meta:
         model = Contact
-        fields = ["name", "job_title", "email", "phone", "is_primary"]
+        fields = ["name", "job_title", "email", "phone", "is_primary", "is_signatory"]
 
 
 class ApiTokenForm(forms.ModelForm):

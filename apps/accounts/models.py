@@ -303,11 +303,26 @@ class Contact(AuditedModel, TimeStampedModel):
     email = models.EmailField()
     phone = models.CharField(max_length=40, blank=True)
     is_primary = models.BooleanField(default=False)
+    is_signatory = models.BooleanField(
+        "authorised signatory",
+        default=False,
+        help_text=(
+            "Signs trade documents for the organisation: the declarations it makes (commercial "
+            "invoice, packing list, certificate of origin, SLI, end-user statement) and the IOR/EOR "
+            "authorisations it gives. Needs a job title."
+        ),
+    )
 
     objects = OrgScopedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-is_primary", "name"]
+        constraints = [
+            # A document prints the signatory's name and title: no signatory without a title.
+            models.CheckConstraint(
+                condition=Q(is_signatory=False) | ~Q(job_title=""), name="accounts_signatory_has_title"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}>"
@@ -315,6 +330,13 @@ class Contact(AuditedModel, TimeStampedModel):
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
         return Q(organisation_id=organisation_id)
+
+    def clean(self) -> None:
+        self.job_title = self.job_title.strip()
+        if self.is_signatory and not self.job_title:
+            raise ValidationError(
+                {"job_title": "An authorised signatory needs a job title: documents print it under the name."}
+            )
 
 
 class RackpassUserManager(UserManager):

@@ -38,10 +38,23 @@ def registration_create(*, organisation: Organisation, fields: dict[str, Any]) -
 
 @transaction.atomic
 def contact_create(*, organisation: Organisation, fields: dict[str, Any]) -> Contact:
-    contact = _apply(Contact(organisation=organisation), fields)
+    """Add a person to an organisation; `is_signatory` makes them sign its trade documents
+    (they then need a job title)."""
+    return _one_primary(_apply(Contact(organisation=organisation), fields))
+
+
+@transaction.atomic
+def contact_update(*, contact: Contact, fields: dict[str, Any]) -> Contact:
+    """Change a contact (e.g. name them an authorised signatory); it stays with its organisation."""
+    contact = Contact.objects.select_for_update().get(pk=contact.pk)
+    fields = {name: value for name, value in fields.items() if name != "organisation"}
+    return _one_primary(_apply(contact, fields))
+
+
+def _one_primary(contact: Contact) -> Contact:
     if contact.is_primary:
         # One primary contact per organisation; the newest wins.
-        for other in organisation.contacts.filter(is_primary=True).exclude(pk=contact.pk):
+        for other in contact.organisation.contacts.filter(is_primary=True).exclude(pk=contact.pk):
             other.is_primary = False
             other.save(update_fields=["is_primary", "updated_at"])
     return contact

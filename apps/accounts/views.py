@@ -101,6 +101,7 @@ class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
         context["can_edit"] = user.can("organisations.edit") and (
             Organisation.objects.visible_to(user, CHANGE).filter(pk=self.object.pk).exists()
         )
+        context["has_signatory"] = any(c.is_signatory for c in self.object.contacts.all())
         context["connections"] = [
             (connection, connection.other_than(self.object))
             for connection in Connection.objects.filter(Connection.org_scope_q(self.object.pk, "view"))

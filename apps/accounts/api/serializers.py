@@ -21,7 +21,7 @@ class ContactSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Contact
-        fields = ["id", "organisation", "name", "job_title", "email", "phone", "is_primary"]
+        fields = ["id", "organisation", "name", "job_title", "email", "phone", "is_primary", "is_signatory"]
 
 
 class OrganisationBlockSerializer(serializers.Serializer):

@@ -70,13 +70,23 @@ class RegistrationViewSet(_OrganisationChildViewSet):
     create_service = staticmethod(services.registration_create)
 
 
-class ContactViewSet(_OrganisationChildViewSet):
+class ContactViewSet(mixins.UpdateModelMixin, _OrganisationChildViewSet):
+    """People of an organisation; `is_signatory` marks those who sign its trade documents."""
+
     queryset = Contact.objects.all()
     serializer_class = ContactSerializer
-    filterset_fields = ["organisation", "is_primary"]
+    filterset_fields = ["organisation", "is_primary", "is_signatory"]
     search_fields = ["name", "email"]
     ordering_fields = ["name"]
     create_service = staticmethod(services.contact_create)
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        if "organisation" in data and data["organisation"] != serializer.instance.organisation:
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError({"organisation": "A contact stays with its organisation."})
+        serializer.instance = services.contact_update(contact=serializer.instance, fields=data)
 
 
 class ConnectionViewSet(
