@@ -4,7 +4,13 @@ from django.db import models
 from apps.core.admin import AuditTrailAdminMixin
 from apps.core.forms import BoundedJSONField
 
-from .models import Manufacturer, Part
+from .models import Manufacturer, Part, PartTariffCode
+
+
+class PartTariffCodeInline(admin.TabularInline):
+    model = PartTariffCode
+    extra = 1
+    fields = ("country", "code", "unit_of_quantity")
 
 
 @admin.register(Manufacturer)
@@ -38,3 +44,4 @@ class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ("accelerator",)
     formfield_overrides = {models.JSONField: {"form_class": BoundedJSONField}}
     raw_id_fields = ("owner",)
+    inlines = (PartTariffCodeInline,)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from apps.accounts.models import Organisation, OrganisationKind
 
-from .models import Manufacturer, Part
+from .models import Manufacturer, Part, PartTariffCode
 
 DATA_FILE = Path(__file__).parent / "data" / "demo_parts.json"
 
@@ -44,6 +44,34 @@ _PLAIN = (
 )
 
 
+# National extensions of the demo parts' HS codes [E]: the US Schedule B / HTS number (10 digits)
+# the EEI declares, and India's ITC-HS code (8 digits). Illustrative: check each against the
+# current schedules before filing.
+DEMO_TARIFF_CODES: dict[str, dict[str, str]] = {
+    "847330": {"US": "8473301180", "IN": "84733099"},  # GPU modules and cards: parts of 8471 machines
+    "847150": {"US": "8471500150", "IN": "84715000"},  # GPU / AI servers
+    "847180": {"US": "8471809000", "IN": "84718000"},  # stand-alone accelerator systems
+    "847170": {"US": "8471709000", "IN": "84717090"},  # storage
+    "851762": {"US": "8517620090", "IN": "85176290"},  # switches, NICs/DPUs, transceivers, AOCs
+    "854442": {"US": "8544429090", "IN": "85444299"},  # copper direct-attach cables
+    "854470": {"US": "8544700000", "IN": "85447090"},  # fibre-optic cables
+    "853710": {"US": "8537109170", "IN": "85371000"},  # rack PDUs
+    "841989": {"US": "8419899585", "IN": "84198990"},  # CDUs, rear-door heat exchangers
+    "940320": {"US": "9403200090", "IN": "94032090"},  # racks
+    "850440": {"US": "8504409580", "IN": "85044090"},  # UPS
+    "850760": {"US": "8507600020", "IN": "85076000"},  # lithium-ion battery cabinets
+}
+
+
+def _tariff_codes(part: Part) -> None:
+    """Give a demo part its national codes (kept when already recorded, so edits survive a reload)."""
+    for country, code in DEMO_TARIFF_CODES.get(part.hs_code[:6], {}).items():
+        if not part.tariff_codes.filter(country=country).exists():
+            tariff_code = PartTariffCode(part=part, country=country, code=code)
+            tariff_code.full_clean()
+            tariff_code.save()
+
+
 def load() -> dict[str, int]:
     operator = Organisation.objects.get(kind=OrganisationKind.OPERATOR)
     records = json.loads(DATA_FILE.read_text())
@@ -74,4 +102,5 @@ def load() -> dict[str, int]:
             part.full_clean()
             part.save()
             created += 1
+        _tariff_codes(part)
     return {"parts": created}

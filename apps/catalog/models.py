@@ -419,3 +419,76 @@ def _dense_tops_problem(value) -> str | None:
                 f"({TPP_MAX:,}); check the unit (TOPS, not OPS)."
             )
     return None
+
+
+# Digits of a national tariff code: the 6-digit HS subheading plus the country's extension. The US
+# Schedule B and HTS both have 10 digits (AES takes either); India's ITC-HS has 8.
+TARIFF_CODE_DIGITS = {"US": (10,), "IN": (8,)}
+TARIFF_CODE_DIGITS_OTHER = (8, 9, 10)
+
+
+class UnitOfQuantity(models.TextChoices):
+    """The unit a tariff schedule counts a code in, as AES reports it (AESTIR Appendix H)."""
+
+    NUMBER = "NO", "Number (NO)"
+    KILOGRAMS = "KG", "Kilograms (KG)"
+    NONE = "X", "No quantity (X)"
+
+
+class PartTariffCode(AuditedModel):
+    """A part's national tariff code in one country: its HS code with that country's extension,
+    e.g. the 10-digit Schedule B number the EEI declares (US) or the 8-digit ITC-HS code (India)."""
+
+    part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="tariff_codes")
+    country = CountryField(help_text="Whose tariff: US (Schedule B / HTS, 10 digits), IN (ITC-HS, 8 digits).")
+    code = models.CharField(
+        max_length=10,
+        help_text="The part's 6-digit HS code and the country's extension, digits only (dots and spaces "
+        "are ignored), e.g. 8471.50.0150.",
+    )
+    unit_of_quantity = models.CharField(
+        max_length=2,
+        choices=UnitOfQuantity.choices,
+        default=UnitOfQuantity.NUMBER,
+        help_text="The unit the schedule counts this code in; AES reports the quantity in it.",
+    )
+
+    identifier_fields = ("code",)
+
+    class Meta:
+        ordering = ["part", "country"]
+        constraints = [
+            models.UniqueConstraint(fields=["part", "country"], name="catalog_tariff_code_one_per_country"),
+            models.CheckConstraint(
+                condition=Q(code__regex=r"^[0-9]{8,10}$"),
+                name="catalog_tariff_code_digits",
+                violation_error_message="A national tariff code has 8 to 10 digits.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.country} {self.code}"
+
+    def clean(self) -> None:
+        self.code = normalise_hs_code(self.code)
+        part = self.part if self.part_id or "part" in self._state.fields_cache else None
+        if problem := tariff_code_problem(self.code, self.country, part.hs_code if part else ""):
+            raise ValidationError({"code": problem})
+
+
+def tariff_code_problem(code: str, country: str, hs_code: str) -> str | None:
+    """What is wrong with a national tariff code for a part with this HS code, or None."""
+    code = normalise_hs_code(code)
+    if not code.isdigit():
+        return f"A tariff code has digits only (dots and spaces are ignored); {code!r} has others."
+    digits = TARIFF_CODE_DIGITS.get(country, TARIFF_CODE_DIGITS_OTHER)
+    if len(code) not in digits:
+        what = {"US": "A US Schedule B / HTS number", "IN": "An Indian ITC-HS code"}.get(
+            country, f"A tariff code of {country}"
+        )
+        allowed = f"{digits[0]} to {digits[-1]}" if len(digits) > 1 else str(digits[0])
+        return f"{what} has {allowed} digits; {code} has {len(code)}."
+    hs6 = normalise_hs_code(hs_code)[:6]
+    if hs6 and not code.startswith(hs6):
+        return f"{code} does not extend the part's HS code {hs6}: a national code starts with its 6 digits."
+    return None

@@ -26,7 +26,7 @@ class PartDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
     template_name = "catalog/part_detail.html"
 
     def get_queryset(self):
-        return super().get_queryset().with_related()
+        return super().get_queryset().with_related().prefetch_related("tariff_codes")
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -49,7 +49,9 @@ class PartCreateView(ScopedQuerysetMixin, ServiceFormMixin, CreateView):
 
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in form.Meta.fields}
-        part = part_create(actor=self.request.user, fields=fields)
+        part = part_create(
+            actor=self.request.user, fields=fields, tariff_codes=form.cleaned_data["tariff_codes"]
+        )
         messages.success(self.request, f"Part {part} added to the catalogue.")
         return part
 
@@ -65,7 +67,8 @@ class PartUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
         return super().get_form_kwargs() | {"user": self.request.user}
 
     def save_with_service(self, form):
-        fields = {name: form.cleaned_data[name] for name in form.changed_data}
-        part = part_update(part=self.object, fields=fields)
+        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.Meta.fields}
+        tariff_codes = form.cleaned_data["tariff_codes"] if "tariff_codes" in form.changed_data else None
+        part = part_update(part=self.object, fields=fields, tariff_codes=tariff_codes)
         messages.success(self.request, f"Part {part} saved.")
         return part

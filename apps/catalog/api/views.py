@@ -15,7 +15,7 @@ class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
     """
 
     # The serializer shows owner and accelerator as ids: only the manufacturer needs a join.
-    queryset = Part.objects.select_related("manufacturer")
+    queryset = Part.objects.select_related("manufacturer").prefetch_related("tariff_codes")
     serializer_class = PartSerializer
     filterset_class = PartFilter
     search_fields = ["part_number", "name", "manufacturer__name"]
@@ -32,10 +32,14 @@ class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
     capabilities = {"read": "catalog.view", "write": "catalog.edit"}
 
     def perform_create(self, serializer):
-        serializer.instance = part_create(actor=self.request.user, fields=serializer.validated_data)
+        fields = dict(serializer.validated_data)
+        tariff_codes = fields.pop("tariff_codes", None)
+        serializer.instance = part_create(actor=self.request.user, fields=fields, tariff_codes=tariff_codes)
 
     def perform_update(self, serializer):
-        serializer.instance = part_update(part=serializer.instance, fields=serializer.validated_data)
+        fields = dict(serializer.validated_data)
+        tariff_codes = fields.pop("tariff_codes", None)
+        serializer.instance = part_update(part=serializer.instance, fields=fields, tariff_codes=tariff_codes)
 
     def perform_destroy(self, instance):
         part_delete(part=instance)
