@@ -109,6 +109,8 @@ VALUES_FIELDS = (
     "required_by",
     "eta",
     "currency",
+    "freight_charge",
+    "insurance_charge",
     "insurance_value",
     "reason_for_export",
     "instructions",

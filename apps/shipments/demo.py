@@ -447,6 +447,11 @@ def _shipments() -> int:
             "mode": "air",
             "ready_date": today - dt.timedelta(days=9),
             "required_by": today + dt.timedelta(days=1),
+            # CIP: the invoice adds the air freight and the all-risks premium to the goods (13,000),
+            # and the cover is at least 110% of the 13,395 invoice value.
+            "freight_charge": D("350"),
+            "insurance_charge": D("45"),
+            "insurance_value": D("14750"),
         },
         base_parties | {"shipper": _org("Super Micro Computer, Inc.")},
     )

@@ -4,6 +4,7 @@ ETA and lateness, freight options and landed cost. Each is written to a fixed nu
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
@@ -177,8 +178,17 @@ def compliance_problems(shipment: Shipment) -> list[str]:
     return approval_problems(shipment)
 
 
-def packing_problems(shipment: Shipment) -> list[str]:
-    """Every unit packed; for serialised parts, one serial per unit, each in a package."""
+@dataclass(frozen=True)
+class PackingProblem:
+    field: str  # "packages", "lines[3].packed" or "lines[3].serials"
+    message: str
+    section: str = "packages"  # where the shipment page fixes it: "packages" or "lines" (serials)
+
+
+def packing_issues(shipment: Shipment) -> list[PackingProblem]:
+    """Every unit packed; for serialised parts, one serial per unit, each in a package.
+
+    Booking needs this, and so does every document that states packages or weights."""
     problems = []
     lines = shipment.lines.select_related("part").annotate(
         packed=Sum("package_items__quantity"),
@@ -192,19 +202,39 @@ def packing_problems(shipment: Shipment) -> list[str]:
         .annotate(n=Count("id"))
     )
     if not shipment.packages.exists():
-        problems.append("Nothing is packed yet.")
+        problems.append(PackingProblem("packages", "Nothing is packed yet."))
     for line in lines:
+        number = line.line_number
         if (line.packed or 0) != line.quantity:
-            problems.append(f"Line {line.line_number}: {line.packed or 0} of {line.quantity} units packed.")
+            problems.append(
+                PackingProblem(
+                    f"lines[{number}].packed",
+                    f"Line {number}: {line.packed or 0} of {line.quantity} units packed.",
+                )
+            )
         if line.part.is_serialised:
             count = serial_counts.get(line.pk, 0)
             if count != line.quantity:
-                problems.append(f"Line {line.line_number}: {count} serial numbers for {line.quantity} units.")
+                problems.append(
+                    PackingProblem(
+                        f"lines[{number}].serials",
+                        f"Line {number}: {count} serial numbers for {line.quantity} units.",
+                        "lines",
+                    )
+                )
             elif unpacked_serials.get(line.pk):
                 problems.append(
-                    f"Line {line.line_number}: {unpacked_serials[line.pk]} serial numbers not in a package."
+                    PackingProblem(
+                        f"lines[{number}].serials",
+                        f"Line {number}: {unpacked_serials[line.pk]} serial numbers not in a package.",
+                    )
                 )
     return problems
+
+
+def packing_problems(shipment: Shipment) -> list[str]:
+    """What stops booking on the packing side, as sentences."""
+    return [problem.message for problem in packing_issues(shipment)]
 
 
 def document_problems(shipment: Shipment) -> list[str]:

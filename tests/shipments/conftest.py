@@ -176,3 +176,21 @@ def crate(**overrides):
         "gross_kg": Decimal("300"),
         "net_kg": Decimal("260"),
     } | overrides
+
+
+def pack_all(shipment, **fields):
+    """One crate holding every unit of the shipment, with every serial (numbered if a serialised line
+    has none): what a document stating packages and weights needs."""
+    lines = list(shipment.lines.select_related("part"))
+    for line in lines:
+        if line.part.is_serialised and not line.serials.exists():
+            services.serials_set(
+                line=line, serials=[f"SN-{line.line_number}-{n}" for n in range(1, line.quantity + 1)]
+            )
+    serials = [s.serial for line in lines for s in line.serials.all()]
+    return services.package_add(
+        shipment=shipment,
+        fields=crate(**{"marks": "RACK/1", **fields}),
+        items=[(line, line.quantity) for line in lines],
+        serials=serials or None,
+    )

@@ -236,6 +236,8 @@ def shipment_payload(factory_site, datacentre, supplier, customer):
         ({"currency": "XTS"}, "currency"),
         ({"insurance_value": "100000000000000.00"}, "insurance_value"),
         ({"insurance_value": "10000000000000.00"}, "insurance_value"),
+        ({"freight_charge": "-1.00"}, "freight_charge"),
+        ({"insurance_charge": "10000000000000.00"}, "insurance_charge"),
         ({"instructions": "x" * 1_000_000}, "instructions"),
         ({"instructions": "Keep dry \u202e"}, "instructions"),
         ({"incoterm_place": "Chennai\u2066"}, "incoterm_place"),

@@ -104,6 +104,8 @@ class ShipmentSerializer(serializers.ModelSerializer):
             "eta",
             "is_late",
             "currency",
+            "freight_charge",
+            "insurance_charge",
             "insurance_value",
             "reason_for_export",
             "end_use",

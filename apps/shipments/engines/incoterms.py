@@ -44,6 +44,14 @@ class IncotermRule:
     insurance_cover: InsuranceCover | None
     duties_paid_by: Party
     note: str = ""
+    # The C rules price the goods with the main carriage (and, for CIP and CIF, its insurance): the
+    # commercial invoice shows those charges and its total includes them. Under the others the
+    # invoice states the goods value only, even when the seller pays the carriage (D rules).
+    freight_on_invoice: bool = False
+
+    @property
+    def insurance_on_invoice(self) -> bool:
+        return self.insurance_by == "seller"
 
 
 def _rule(
@@ -57,6 +65,7 @@ def _rule(
     insurance_cover: InsuranceCover | None = None,
     duties_paid_by: Party = "buyer",
     note: str = "",
+    freight_on_invoice: bool = False,
 ) -> IncotermRule:
     return IncotermRule(
         code=code,
@@ -69,6 +78,7 @@ def _rule(
         insurance_cover=insurance_cover,
         duties_paid_by=duties_paid_by,
         note=note,
+        freight_on_invoice=freight_on_invoice,
     )
 
 
@@ -86,12 +96,13 @@ RULES: dict[Incoterm, IncotermRule] = {
             ),
         ),
         _rule(Incoterm.FCA, "Free Carrier", main_carriage_paid_by="buyer"),
-        _rule(Incoterm.CPT, "Carriage Paid To", main_carriage_paid_by="seller"),
+        _rule(Incoterm.CPT, "Carriage Paid To", main_carriage_paid_by="seller", freight_on_invoice=True),
         _rule(
             Incoterm.CIP,
             "Carriage and Insurance Paid To",
             main_carriage_paid_by="seller",
             insurance_cover="all risks (ICC A)",
+            freight_on_invoice=True,
         ),
         _rule(Incoterm.DAP, "Delivered at Place", main_carriage_paid_by="seller"),
         _rule(
@@ -119,13 +130,20 @@ RULES: dict[Incoterm, IncotermRule] = {
             main_carriage_paid_by="buyer",
             note="For containerised goods, FCA fits better: the seller hands over at the terminal.",
         ),
-        _rule(Incoterm.CFR, "Cost and Freight", sea_only=True, main_carriage_paid_by="seller"),
+        _rule(
+            Incoterm.CFR,
+            "Cost and Freight",
+            sea_only=True,
+            main_carriage_paid_by="seller",
+            freight_on_invoice=True,
+        ),
         _rule(
             Incoterm.CIF,
             "Cost, Insurance and Freight",
             sea_only=True,
             main_carriage_paid_by="seller",
             insurance_cover="minimum (ICC C)",
+            freight_on_invoice=True,
             note="Minimum cover only: high-value electronics usually need all-risks cover on top.",
         ),
     )

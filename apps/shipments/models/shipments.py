@@ -165,6 +165,18 @@ class Shipment(AuditedModel, TimeStampedModel):
     required_by = models.DateField("required at destination by", validators=[validate_business_date])
     currency = CurrencyField(default="USD")
     insurance_value = MoneyField(null=True, blank=True, help_text="Insured value, in the shipment currency.")
+    freight_charge = MoneyField(
+        null=True,
+        blank=True,
+        help_text="Main carriage charged to the buyer, in the shipment currency. On the invoice under "
+        "CPT, CIP, CFR and CIF.",
+    )
+    insurance_charge = MoneyField(
+        null=True,
+        blank=True,
+        help_text="Cargo insurance premium charged to the buyer, in the shipment currency. On the invoice "
+        "under CIP and CIF.",
+    )
     reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
     end_use = models.CharField(
         max_length=300,
@@ -199,8 +211,8 @@ class Shipment(AuditedModel, TimeStampedModel):
     # Terms and route people edit (browser form and API); parties are set separately.
     EDITABLE_FIELDS = (
         "origin", "destination", "incoterm", "incoterm_place", "mode", "ready_date", "required_by",
-        "currency", "insurance_value", "reason_for_export", "end_use", "end_use_flags", "instructions",
-        "payment_terms", "buyer_order_reference",
+        "currency", "freight_charge", "insurance_charge", "insurance_value", "reason_for_export", "end_use",
+        "end_use_flags", "instructions", "payment_terms", "buyer_order_reference",
     )  # fmt: skip
 
     class Meta:
