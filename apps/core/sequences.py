@@ -15,16 +15,3 @@ def next_reference(prefix: str, *, year: int | None = None, width: int = 6) -> s
         sequence.last_number += 1
         sequence.save(update_fields=["last_number"])
     return f"{prefix}-{year}-{sequence.last_number:0{width}d}"
-
-
-def peek_reference(prefix: str, *, year: int | None = None, width: int = 6) -> str:
-    """The reference `next_reference` would allocate now, allocating nothing: for work done before
-    the short transaction that allocates it, which checks it got the same one."""
-    year = year or timezone.now().year
-    last = (
-        ReferenceSequence.objects.filter(prefix=prefix, year=year)
-        .values_list("last_number", flat=True)
-        .first()
-        or 0
-    )
-    return f"{prefix}-{year}-{last + 1:0{width}d}"

@@ -40,6 +40,28 @@ class DocumentStatus(models.TextChoices):
     VOID = "void", "Void"
 
 
+class DocumentNumber(models.Model):
+    """The number of one shipment's document of one type, reserved (in its own short transaction,
+    under the counter's lock only) before its first version is rendered. Every version of that
+    document carries it, so a number once allocated belongs to that document and no other: never
+    lost to a failed render, never given to two documents."""
+
+    shipment = models.ForeignKey(
+        "shipments.Shipment", on_delete=models.PROTECT, related_name="document_numbers"
+    )
+    doc_type = models.CharField(max_length=24, choices=DocumentType.choices)
+    number = models.CharField(max_length=24, unique=True, help_text="e.g. CI-2026-000123.")
+    reserved_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["shipment", "doc_type"], name="documents_number_per_type"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
 def _pdf_path(instance: Document, filename: str) -> str:
     return f"documents/{instance.shipment_id}/{instance.number}-v{instance.version}-{filename}"
 
