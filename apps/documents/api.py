@@ -132,12 +132,39 @@ class ShipmentDocumentsView(APIView):
     def _shipment(self, request, reference, action="view"):
         return get_object_or_404(Shipment.objects.visible_to(request.user, action), reference=reference)
 
-    @extend_schema(responses=inline_serializer("RequiredDocuments", {"required": serializers.JSONField()}))
+    @extend_schema(
+        responses=inline_serializer(
+            "RequiredDocuments",
+            {
+                "required": inline_serializer(
+                    "RequiredDocument",
+                    {
+                        "doc_type": serializers.ChoiceField(choices=DocumentType.choices),
+                        "why": serializers.CharField(),
+                        "issued": serializers.BooleanField(),
+                        "problems": serializers.ListField(child=serializers.DictField()),
+                    },
+                    many=True,
+                ),
+                "not_required": inline_serializer(
+                    "NotRequiredDocument",
+                    {
+                        "doc_type": serializers.ChoiceField(choices=DocumentType.choices),
+                        "why": serializers.CharField(),
+                    },
+                    many=True,
+                ),
+            },
+        )
+    )
     def get(self, request, shipment_reference):
+        """Every document type: the required ones (issued or not, and what stops generating them)
+        and the others, each with why it is or is not required."""
         shipment = self._shipment(request, shipment_reference)
         missing = {doc_type for doc_type, _, _ in services.missing_documents(shipment)}
-        from .builder import document_problems, required_documents
+        from .builder import document_problems, document_requirements
 
+        requirements = document_requirements(shipment)
         return Response(
             {
                 "required": [
@@ -147,8 +174,14 @@ class ShipmentDocumentsView(APIView):
                         "issued": doc_type not in missing,
                         "problems": [p.__dict__ for p in document_problems(shipment, doc_type)],
                     }
-                    for doc_type, why in required_documents(shipment)
-                ]
+                    for doc_type, required, why in requirements
+                    if required
+                ],
+                "not_required": [
+                    {"doc_type": doc_type, "why": why}
+                    for doc_type, required, why in requirements
+                    if not required
+                ],
             }
         )
 

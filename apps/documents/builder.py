@@ -3,22 +3,25 @@ document cannot be made. No half-empty PDF is ever produced: `document_problems`
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass
-from decimal import Decimal
+from dataclasses import dataclass, replace
+from decimal import ROUND_DOWN, Decimal
 
 from django.db.models import Prefetch
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.accounts.models import Organisation
+from apps.accounts.models import Organisation, User
 from apps.compliance.models import CheckLineResult, PartClassification
 from apps.compliance.services import approval_problems, latest_check
 from apps.core.countries import country_name
+from apps.shipments.engines.incoterms import IncotermRule
 from apps.shipments.engines.incoterms import rule as incoterm_rule
 from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, Shipment, ShipmentLine
-from apps.shipments.selectors import UN3481, record_party_needs
+from apps.shipments.selectors import UN3481, packing_issues, record_party_needs
 
+from . import eei, signatures
 from .context import DocLine, DocPackage, DocumentContext, PartyBlock
 from .models import DocumentType
 
@@ -32,11 +35,10 @@ DCS = (
 )
 # Destinations whose customs usually ask for a certificate of origin on IT hardware.
 CERTIFICATE_OF_ORIGIN_COUNTRIES = frozenset({"SA", "AE", "KW", "QA", "BH", "OM", "EG", "JO"})
-EEI_THRESHOLD = Decimal("2500")
-EEI_ALWAYS_DESTINATIONS = frozenset({"CN", "RU", "VE"})
 ADVANCED_COMPUTING = ("3A090", "4A090")
 INCOTERMS_EDITION = "Incoterms 2020"  # the edition of the rules in shipments.engines.incoterms
-LICENCE_CODES = {"ACA": "C68", "NAC": "C67", "LPP": "C75"}
+LICENCE_CODES = eei.LICENCE_EXCEPTION_CODES  # symbol → AES code, as the invoice shows it: "ACA (C68)"
+EEI_THRESHOLD, EEI_ALWAYS_DESTINATIONS = eei.EEI_THRESHOLD, eei.EEI_ALWAYS_DESTINATIONS
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,34 @@ def _line_compliance(shipment: Shipment) -> dict[int, tuple[str, str, str]]:
 
 # Documents of the US export system: the USPPI instructs its forwarder (SLI) to file the EEI in AES.
 US_EXPORT_DOCUMENTS = frozenset({DocumentType.SLI, DocumentType.EEI_SUMMARY})
+# Documents that state the number of packages or a weight: they are made from what was packed.
+PACKED_DOCUMENTS = frozenset(
+    {
+        DocumentType.COMMERCIAL_INVOICE,
+        DocumentType.PACKING_LIST,
+        DocumentType.CERTIFICATE_OF_ORIGIN,
+        DocumentType.SLI,
+        DocumentType.EEI_SUMMARY,
+        DocumentType.IOR_AUTHORISATION,
+        DocumentType.EOR_AUTHORISATION,
+    }
+)
+# Documents that state the invoice value, which includes freight and insurance under the C rules.
+INVOICE_VALUE_DOCUMENTS = frozenset(
+    {
+        DocumentType.COMMERCIAL_INVOICE,
+        DocumentType.CERTIFICATE_OF_ORIGIN,
+        DocumentType.IOR_AUTHORISATION,
+        DocumentType.EOR_AUTHORISATION,
+    }
+)
+# Incoterms 2020, CIP and CIF A5: cover of at least the price in the contract plus 10%.
+MINIMUM_COVER = Decimal("1.10")
+CARGO_CLAUSES = {
+    "all risks (ICC A)": "Institute Cargo Clauses (A)",
+    "minimum (ICC C)": "Institute Cargo Clauses (C)",
+}
+CENT = Decimal("0.01")
 
 
 def _not_us_export(shipment: Shipment, doc_type: str) -> str:
@@ -299,23 +329,11 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
                 problems.append(
                     Problem("importer_of_record", f"{need.reasons[0]} Name an importer of record.", edit_url)
                 )
-    if doc_type == DocumentType.PACKING_LIST:
-        packages = list(shipment.packages.all())
-        if not packages:
-            problems.append(Problem("packages", "Nothing is packed.", ship_url + "#packages"))
-        packed = defaultdict(int)
-        for package in packages:
-            for item in package.items.all():
-                packed[item.line_id] += item.quantity
-        for line in lines:
-            if packages and packed[line.pk] != line.quantity:
-                problems.append(
-                    Problem(
-                        f"lines[{line.line_number}].packed",
-                        f"Line {line.line_number}: {packed[line.pk]} of {line.quantity} units packed.",
-                        ship_url + "#packages",
-                    )
-                )
+    if doc_type in PACKED_DOCUMENTS:
+        for issue in packing_issues(shipment):
+            problems.append(Problem(issue.field, issue.message, f"{ship_url}#{issue.section}"))
+    if doc_type in INVOICE_VALUE_DOCUMENTS:
+        problems += _charge_problems(shipment, lines, edit_url)
     if doc_type == DocumentType.CERTIFICATE_OF_ORIGIN and not _invoice_number(shipment):
         problems.append(
             Problem(
@@ -324,6 +342,7 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
                 reverse("documents:shipment", args=[shipment.reference]),
             )
         )
+    problems += _us_export_problems(shipment, doc_type)
     if doc_type == DocumentType.SLI and PartyRole.FREIGHT_FORWARDER not in parties:
         problems.append(Problem("freight_forwarder", "No freight forwarder is named.", edit_url))
     if doc_type == DocumentType.IOR_AUTHORISATION and PartyRole.IMPORTER_OF_RECORD not in parties:
@@ -334,6 +353,7 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
         problems.append(
             Problem("end_use", "The shipment does not say what the goods will be used for.", edit_url)
         )
+    problems += signatures.signature_problems(shipment, doc_type, parties)
     return problems
 
 
@@ -353,19 +373,97 @@ def _party(role_label: str, org: Organisation | None) -> PartyBlock | None:
 
 
 def _invoice_number(shipment: Shipment) -> str:
-    """The number of the shipment's commercial invoice (every version keeps it), "" before one exists."""
-    from .models import Document
+    """The number reserved for the shipment's commercial invoice (every version carries it), "" until
+    a version of the invoice exists."""
+    from .models import DocumentNumber
 
-    return (
-        Document.objects.filter(shipment=shipment, doc_type=DocumentType.COMMERCIAL_INVOICE)
-        .values_list("number", flat=True)
-        .first()
-        or ""
+    invoice = DocumentType.COMMERCIAL_INVOICE
+    reserved = DocumentNumber.objects.filter(
+        shipment=shipment, doc_type=invoice, shipment__documents__doc_type=invoice
     )
+    return reserved.values_list("number", flat=True).first() or ""
+
+
+def _charge_problems(shipment: Shipment, lines: list[ShipmentLine], edit_url: str) -> list[Problem]:
+    """Under the C rules the invoice value includes freight (and, for CIP and CIF, insurance): those
+    charges must be known, and CIP/CIF cover must reach 110% of the invoice value."""
+    rule = incoterm_rule(shipment.incoterm)
+    code = shipment.incoterm
+    problems = []
+    if rule.freight_on_invoice and shipment.freight_charge is None:
+        problems.append(
+            Problem(
+                "freight_charge",
+                f"Under {code} the invoice value includes the main carriage: enter the freight charge.",
+                edit_url,
+            )
+        )
+    if rule.insurance_on_invoice and shipment.insurance_charge is None:
+        problems.append(
+            Problem(
+                "insurance_charge",
+                f"Under {code} the invoice value includes the cargo insurance: enter the insurance charge.",
+                edit_url,
+            )
+        )
+    if problems or not rule.insurance_on_invoice or shipment.insurance_value is None:
+        return problems
+    value = sum((line.line_value for line in lines), shipment.freight_charge + shipment.insurance_charge)
+    minimum = (value * MINIMUM_COVER).quantize(CENT)
+    if shipment.insurance_value < minimum:
+        currency = shipment.currency
+        problems.append(
+            Problem(
+                "insurance_value",
+                f"The insured value ({currency} {shipment.insurance_value:,.2f}) is below 110% of the "
+                f"{code} value: insure at least {currency} {minimum:,.2f} ({INCOTERMS_EDITION}, "
+                f"{CARGO_CLAUSES[rule.insurance_cover]}).",
+                edit_url,
+            )
+        )
+    return problems
+
+
+def apportion(total: Decimal, weights: list[Decimal], *, fallback: list[int] | None = None) -> list[Decimal]:
+    """`total` (in cents) shared out in proportion to `weights`, or to `fallback` when the weights are
+    all zero, so that the shares add up to `total` exactly: each share is rounded down to the cent,
+    and the cents left over go one each to the shares that rounding cut most (the largest first on
+    a tie). No share is negative or more than a cent from its exact value."""
+    if not any(weights):
+        weights = (
+            [Decimal(n) for n in fallback] if fallback and any(fallback) else [Decimal(1)] * len(weights)
+        )
+    whole = sum(weights, Decimal("0"))
+    exact = [total * weight / whole for weight in weights]
+    shares = [value.quantize(CENT, rounding=ROUND_DOWN) for value in exact]
+    left = int(((total - sum(shares, Decimal("0"))) / CENT).to_integral_value())
+    by_cut = sorted(range(len(shares)), key=lambda i: (exact[i] - shares[i], weights[i]), reverse=True)
+    for i in by_cut[:left]:
+        shares[i] += CENT
+    return shares
+
+
+def _line_weights(shipment: Shipment) -> tuple[dict[int, Decimal], dict[int, Decimal]]:
+    """line id → (net kg, gross kg) packed: each package's weights shared among the lines it holds,
+    by the catalogue weight of their units (by units when the parts have no weight). The lines'
+    weights therefore add up to the packages'."""
+    net: dict[int, Decimal] = defaultdict(Decimal)
+    gross: dict[int, Decimal] = defaultdict(Decimal)
+    for package in shipment.packages.all():
+        items = list(package.items.all())
+        weights = [item.line.part.unit_weight_kg * item.quantity for item in items]
+        units = [item.quantity for item in items]
+        net_shares = apportion(package.net_kg, weights, fallback=units)
+        gross_shares = apportion(package.gross_kg, weights, fallback=units)
+        for item, net_kg, gross_kg in zip(items, net_shares, gross_shares, strict=True):
+            net[item.line_id] += net_kg
+            gross[item.line_id] += gross_kg
+    return net, gross
 
 
 def _doc_lines(shipment: Shipment, compliance: dict[int, tuple[str, str, str]]) -> list[DocLine]:
     lines = []
+    net, gross = _line_weights(shipment)
     for line in shipment.lines.all():
         eccn, _outcome, licence = compliance.get(line.pk, ("", "", ""))
         lines.append(
@@ -381,18 +479,42 @@ def _doc_lines(shipment: Shipment, compliance: dict[int, tuple[str, str, str]]) 
                 country_of_origin=line.country_of_origin,
                 eccn=eccn or "",
                 licence=licence,
-                net_kg=(line.part.unit_weight_kg * line.quantity).quantize(Decimal("0.01")),
+                net_kg=net.get(line.pk),
+                gross_kg=gross.get(line.pk),
             )
         )
     return lines
 
 
+def _invoice_value_note(rule: IncotermRule) -> str:
+    """What the invoice value leaves out under the Incoterm, and why ("" under CIP and CIF)."""
+    code = rule.code
+    if not rule.freight_on_invoice:
+        why = (
+            "the buyer pays the main carriage and insures the goods"
+            if rule.main_carriage_paid_by == "buyer"
+            else "the seller pays them to deliver the goods, and the invoice states the goods value"
+        )
+        return f"Freight and insurance are not part of the invoice value under {code}: {why}."
+    if not rule.insurance_on_invoice:
+        return f"Insurance is not part of the invoice value under {code}: the buyer insures the goods."
+    return ""
+
+
 def build_context(
-    shipment: Shipment, doc_type: str, *, number: str, version: int, watermark: str, signatory: str = ""
+    shipment: Shipment,
+    doc_type: str,
+    *,
+    number: str,
+    version: int,
+    watermark: str,
+    actor: User | None = None,
 ) -> DocumentContext:
     shipment = _shipment(shipment)
     parties = _parties(shipment)
     lines = _doc_lines(shipment, _line_compliance(shipment))
+    if doc_type in US_EXPORT_DOCUMENTS and shipment.origin.country == "US":
+        lines = _with_us_export_data(shipment, lines)
     packages = []
     for package in shipment.packages.all():
         items = list(package.items.all())
@@ -428,6 +550,9 @@ def build_context(
         )
     goods_total = sum((line.line_value for line in lines), Decimal("0"))
     rule = incoterm_rule(shipment.incoterm)
+    # The invoice value follows the Incoterm: the C rules add the freight (and CIP/CIF the insurance).
+    freight = shipment.freight_charge if rule.freight_on_invoice else None
+    insurance = shipment.insurance_charge if rule.insurance_on_invoice else None
     controlled = any(line.eccn and line.eccn != "EAR99" for line in lines)
     return DocumentContext(
         doc_type=doc_type,
@@ -467,17 +592,24 @@ def build_context(
         lines=tuple(lines),
         packages=tuple(packages),
         goods_total=goods_total,
-        freight=None,
-        insurance=None,
-        invoice_total=goods_total,
+        freight=freight,
+        insurance=insurance,
+        invoice_total=goods_total + (freight or 0) + (insurance or 0),
+        insured_value=shipment.insurance_value if rule.insurance_on_invoice else None,
+        insurance_cover=CARGO_CLAUSES[rule.insurance_cover] if rule.insurance_on_invoice else "",
+        invoice_value_note=_invoice_value_note(rule),
         total_packages=len(packages),
         total_gross_kg=sum((p.gross_kg for p in packages), Decimal("0")),
         total_net_kg=sum((p.net_kg for p in packages), Decimal("0")),
         total_volume_m3=sum((p.volume_m3 for p in packages), Decimal("0")),
-        destination_control_statement=DCS if controlled else "",
+        # 15 CFR 758.6: the statement goes on the invoice of CCL items exported from the US.
+        destination_control_statement=DCS if controlled and shipment.origin.country == "US" else "",
         end_use=shipment.end_use,
         eei=_eei(shipment, parties, lines) if doc_type == DocumentType.EEI_SUMMARY else {},
-        signatory=signatory,
+        # Who signs: the party that makes the declaration, or the operator as its authorised agent.
+        signature=signatures.signature_for(shipment, doc_type, parties, actor),
+        countersignature=signatures.countersignature_for(shipment, doc_type, parties, actor),
+        prepared_by=f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}" if actor else "",
         incoterm_text=f"{shipment.incoterm} {shipment.incoterm_place}, {INCOTERMS_EDITION}",
         invoice_number=number if doc_type == DocumentType.COMMERCIAL_INVOICE else _invoice_number(shipment),
         payment_terms=shipment.payment_terms,
@@ -494,60 +626,218 @@ def build_context(
     )
 
 
-def _schedule_b_rows(lines: list[DocLine]) -> dict[str, dict]:
-    by_schedule_b: dict[str, dict] = {}
+# --- US exports: the EEI (AES) and the SLI's commodity lines, from the pure engine in eei.py ------
+
+
+@dataclass(frozen=True)
+class _USLineFacts:
+    """What the US export documents need of a line beyond its DocLine."""
+
+    part_id: int
+    part: str
+    schedule_b: str  # "" when the part has no US tariff code extending the line's HS code
+    tariff_code: str  # the part's US code, even one not matching the line's HS code
+    unit_of_quantity: str
+    outcome: str
+    licence_exception: str
+    licence_number: str
+
+
+def _us_line_facts(shipment: Shipment) -> dict[int, _USLineFacts]:
+    """line number → its Schedule B number and licence determination (two or three queries)."""
+    from apps.catalog.models import PartTariffCode
+
+    lines = list(shipment.lines.all())
+    codes = {
+        t.part_id: t
+        for t in PartTariffCode.objects.filter(part_id__in={line.part_id for line in lines}, country="US")
+    }
+    check = latest_check(shipment)
+    found = CheckLineResult.objects.filter(compliance_check=check).select_related("licence") if check else []
+    results = {r.line_id: r for r in found}
+    facts = {}
     for line in lines:
-        row = by_schedule_b.setdefault(
-            line.hs_code[:6],
-            {
-                "schedule_b": line.hs_code[:6],
-                "quantity": 0,
-                "value": Decimal("0"),
-                "eccn": line.eccn,
-                "licence_code": line.licence or "NLR",
-            },
+        tariff = codes.get(line.part_id)
+        result = results.get(line.pk)
+        facts[line.line_number] = _USLineFacts(
+            part_id=line.part_id,
+            part=str(line.part),
+            schedule_b=tariff.code if tariff and tariff.code.startswith(line.hs_code[:6]) else "",
+            tariff_code=tariff.code if tariff else "",
+            unit_of_quantity=tariff.unit_of_quantity if tariff else eei.NUMBER,
+            outcome=result.outcome if result else "",
+            licence_exception=result.licence_exception if result else "",
+            licence_number=result.licence.number if result and result.licence else "",
         )
-        row["quantity"] += line.quantity
-        row["value"] += line.line_value
-    return by_schedule_b
+    return facts
+
+
+def _eei_lines(shipment: Shipment, lines: list[DocLine]) -> list[eei.EEILine]:
+    facts = _us_line_facts(shipment)
+    eei_lines = []
+    for line in lines:
+        fact = facts.get(line.number)
+        eei_lines.append(
+            eei.EEILine(
+                number=line.number,
+                hs_code=line.hs_code,
+                schedule_b=fact.schedule_b if fact else "",
+                quantity=line.quantity,
+                value=line.line_value,
+                country_of_origin=line.country_of_origin,
+                eccn=line.eccn,
+                outcome=fact.outcome if fact else "",
+                licence_exception=fact.licence_exception if fact else "",
+                licence_number=fact.licence_number if fact else "",
+                unit_of_quantity=fact.unit_of_quantity if fact else eei.NUMBER,
+                net_kg=line.net_kg,
+                gross_kg=line.gross_kg,
+            )
+        )
+    return eei_lines
+
+
+def _with_us_export_data(shipment: Shipment, lines: list[DocLine]) -> list[DocLine]:
+    """The lines with their Schedule B number and AES licence code (SLI and EEI summary)."""
+    return [
+        replace(line, schedule_b=eei.format_schedule_b(e.schedule_b), aes_licence=e.licence.text)
+        for line, e in zip(lines, _eei_lines(shipment, lines), strict=True)
+    ]
+
+
+def _schedule_b_rows(lines: list[eei.EEILine]) -> list[dict]:
+    """The AES commodity lines as the EEI summary prints them (and its data keeps them)."""
+    return [
+        {
+            "schedule_b": row.schedule_b_text,
+            "origin": row.origin,
+            "eccn": row.eccn,
+            "licence_code": row.licence.text,
+            "licence_number": row.licence.number,
+            "quantity": str(row.quantity),
+            "unit_of_quantity": row.unit_of_quantity,
+            "value": str(row.value),
+            "shipping_weight_kg": "" if row.shipping_weight_kg is None else str(row.shipping_weight_kg),
+            "lines": list(row.lines),
+        }
+        for row in eei.eei_rows(lines)
+    ]
 
 
 def _eei_filing(shipment: Shipment, lines: list[DocLine]) -> tuple[bool, list[str]]:
     """Whether an EEI filing is mandatory (15 CFR 30.2, 30.37(a)), and why."""
     if shipment.origin.country != "US":
         return False, [_not_us_export(shipment, DocumentType.EEI_SUMMARY)]
-    reasons = []
-    over = [r["schedule_b"] for r in _schedule_b_rows(lines).values() if r["value"] > EEI_THRESHOLD]
-    licensed = [line for line in lines if line.licence and line.licence not in ("NLR",)]
-    z_items = [line for line in lines if ".z" in line.eccn]
-    if over:
-        reasons.append(f"Schedule B {', '.join(over)} exceed USD 2,500 per number.")
-    if licensed:
-        reasons.append("A line is exported under a licence or licence exception.")
-    if shipment.destination.country in EEI_ALWAYS_DESTINATIONS and any(
-        line.eccn != "EAR99" for line in lines
+    filing = eei.eei_filing(
+        origin_country=shipment.origin.country,
+        destination_country=shipment.destination.country,
+        lines=_eei_lines(shipment, lines),
+    )
+    return filing.required, list(filing.reasons)
+
+
+@dataclass(frozen=True)
+class _Departure:
+    port_of_export: str
+    carrier: str
+    export_date: dt.date | None
+
+
+def _departure(shipment: Shipment) -> _Departure:
+    """Where, how and when the goods leave the US: the leg leaving the country, else the main carriage."""
+    from apps.shipments.models import Leg
+
+    legs = list(
+        Leg.objects.filter(shipment=shipment).select_related("origin", "destination").order_by("sequence")
+    )
+    leaving = [leg for leg in legs if leg.origin.country == "US" and leg.destination.country != "US"]
+    main = [leg for leg in legs if leg.role == "main"]
+    leg = (leaving or main or [None])[0]
+    if leg is None:
+        return _Departure("", "", None)
+    site = leg.origin
+    code = site.iata_code or site.unlocode
+    port = f"{site.name} ({code}), {site.city}" if code else f"{site.name}, {site.city}"
+    departure = leg.actual_departure.date() if leg.actual_departure else leg.planned_departure
+    return _Departure(port, leg.carrier, departure)
+
+
+def _us_export_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
+    """What the SLI and the EEI summary need of a US export beyond the other documents: a Schedule B
+    number per line; for a mandatory filing, the packed weights, the departure and US dollars."""
+    if doc_type not in US_EXPORT_DOCUMENTS or shipment.origin.country != "US":
+        return []
+    ship_url = reverse("shipments:shipment-detail", args=[shipment.reference])
+    problems = []
+    facts = _us_line_facts(shipment)
+    for number, fact in sorted(facts.items()):
+        if fact.schedule_b:
+            continue
+        message = (
+            f"Line {number} ({fact.part}): its US tariff code {fact.tariff_code} does not extend the "
+            "line's HS code; correct the part's Schedule B number."
+            if fact.tariff_code
+            else f"Line {number} ({fact.part}) has no 10-digit Schedule B number: record the part's US "
+            "tariff code."
+        )
+        problems.append(
+            Problem(
+                f"lines[{number}].schedule_b", message, reverse("catalog:part-detail", args=[fact.part_id])
+            )
+        )
+    if doc_type != DocumentType.EEI_SUMMARY:
+        return problems
+    lines = _doc_lines(shipment, _line_compliance(shipment))
+    required, _reasons = _eei_filing(shipment, lines)
+    if not required:
+        return problems  # what is missing prints as "to be confirmed"
+    for line in lines:
+        if line.gross_kg is None:
+            problems.append(
+                Problem(
+                    f"lines[{line.number}].shipping_weight",
+                    f"Line {line.number}: no shipping weight; pack the line so AES gets its weight.",
+                    ship_url + "#packages",
+                )
+            )
+    departure = _departure(shipment)
+    for field, value, what in (
+        ("port_of_export", departure.port_of_export, "the port of export (where the goods leave the US)"),
+        ("carrier", departure.carrier, "the carrier"),
+        ("export_date", departure.export_date, "the date of export"),
     ):
-        reasons.append(f"CCL items to {shipment.destination.country} are filed whatever the value.")
-    if z_items:
-        reasons.append(".z items are filed whatever the value.")
-    if reasons:
-        return True, reasons
-    return False, ["No Schedule B number exceeds USD 2,500 and no licence applies: filing not mandatory."]
+        if not value:
+            problems.append(
+                Problem(field, f"AES needs {what}: plan the main carriage leg with it.", ship_url + "#legs")
+            )
+    if shipment.currency != "USD":
+        problems.append(
+            Problem(
+                "currency",
+                f"Values are in {shipment.currency}: AES reports US dollars; invoice in USD.",
+                reverse("shipments:shipment-update", args=[shipment.reference]),
+            )
+        )
+    return problems
 
 
 def _eei(shipment: Shipment, parties: dict, lines: list[DocLine]) -> dict:
     """Whether an EEI filing is mandatory, and the data it needs."""
-    by_schedule_b = _schedule_b_rows(lines)
+    eei_lines = _eei_lines(shipment, lines)
     required, reasons = _eei_filing(shipment, lines)
     shipper = parties.get(PartyRole.SHIPPER)
     ein = next((r.number for r in shipper.registrations.all() if r.scheme == "ein"), "") if shipper else ""
     consignee = parties.get(PartyRole.ULTIMATE_CONSIGNEE) or parties.get(PartyRole.CONSIGNEE)
+    departure = _departure(shipment)
     return {
         "filing_required": required,
         "reasons": reasons,
         "usppi": f"{shipper.legal_name}{', EIN ' + ein if ein else ''}" if shipper else "",
         "ultimate_consignee": str(consignee) if consignee else "",
-        "lines": [r | {"value": f"{r['value']:.2f}"} for r in by_schedule_b.values()],
+        "port_of_export": departure.port_of_export,
+        "carrier": departure.carrier,
+        "export_date": departure.export_date.isoformat() if departure.export_date else "",
+        "lines": _schedule_b_rows(eei_lines),
         "itn_note": "Put the ITN returned by AES on the air waybill / bill of lading before departure. "
         "Keep records for 5 years.",
     }

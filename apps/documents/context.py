@@ -24,6 +24,21 @@ class PartyBlock:
 
 
 @dataclass(frozen=True)
+class SignatureBlock:
+    """Who signs a document, and in what capacity (see `signatures.py`).
+
+    The PDF leaves the signature line blank for a wet-ink or electronic signature by the person
+    named; an empty name or title is filled in by hand."""
+
+    party: str  # the legal name of the party that makes the declaration (or gives the authorisation)
+    name: str  # the person who signs
+    title: str  # their job title
+    capacity: str  # "Authorised signatory of X" / "Y, as authorised agent of X (… authorisation …)"
+    mode: str = "sign"  # "sign": a person of the party signs; "agent": the operator signs as its agent
+    authority: str = ""  # agent mode: the authorisation the agent signs under, e.g. "EOR authorisation EA-…"
+
+
+@dataclass(frozen=True)
 class DocLine:
     number: int
     part_number: str
@@ -38,6 +53,10 @@ class DocLine:
     licence: str  # licence number, exception symbol ("NLR", "ENC", "ACA (C68)") or ""
     net_kg: Decimal | None = None
     gross_kg: Decimal | None = None
+    # US exports (SLI, EEI): the part's 10-digit Schedule B / HTS number ("" when it has none) and
+    # the AES licence code with its symbol or licence number ("C33 NLR", "C68 ACA", "C30 D1234567").
+    schedule_b: str = ""
+    aes_licence: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,12 +122,18 @@ class DocumentContext:
     eei: dict = field(
         default_factory=dict
     )  # EEI summary data: filing_required (bool), reasons (list[str]), …
-    signatory: str = ""  # "Name, title" of the responsible person
+    signature: SignatureBlock | None = None  # the declarant's (or principal's) signature
+    countersignature: SignatureBlock | None = None  # the purchaser's, or the IOR's/EOR's acceptance
+    prepared_by: str = ""  # "Name, role" of the operator's user who generated the document
     notes: tuple[str, ...] = ()
     incoterm_text: str = ""  # "DAP Chennai, Incoterms 2020"
     duties_paid_by: str = ""  # "seller" or "buyer": who owes import duties and taxes under the Incoterm
     ior_principal: PartyBlock | None = None  # who appoints the importer of record: the party owing duties
     invoice_number: str = ""  # the commercial invoice's number, cited by the other documents
+    # CIP/CIF: the cover the seller takes out (Incoterms 2020: at least 110% of the invoice value)
+    insured_value: Decimal | None = None
+    insurance_cover: str = ""  # CIP/CIF: "Institute Cargo Clauses (A)" (CIP) or "(C)" (CIF)
+    invoice_value_note: str = ""  # what the invoice value leaves out under the Incoterm, and why
     payment_terms: str = ""  # "30 days net from invoice date"
     buyer_order_reference: str = ""  # the buyer's purchase order number
     instructions: str = ""  # the shipment's handling and delivery instructions

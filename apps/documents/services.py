@@ -9,19 +9,19 @@ import zipfile
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.jsonable import jsonable
-from apps.core.sequences import next_reference, peek_reference
+from apps.core.sequences import next_reference
 from apps.core.tasks_outbox import enqueue_on_commit
 from apps.shipments.models import Shipment
 
 from . import builder
 from .context import DocumentContext
-from .models import PREFIXES, Document, DocumentStatus, DocumentType
+from .models import PREFIXES, Document, DocumentNumber, DocumentStatus, DocumentType
 from .renderer import render_notice, render_pdf, stamp_pdf
 
 logger = logging.getLogger(__name__)
@@ -50,12 +50,34 @@ def _problems_error(problems: list[builder.Problem]) -> ValidationError:
     return ValidationError({p.field: f"{p.message} Fix it at {p.fix_url}" for p in problems})
 
 
-# Renders tried outside the lock before the last one is made under it (see document_generate).
+# Renders tried outside any lock before the last one is made under the shipment's lock.
 RENDER_ATTEMPTS = 3
 
 
 class _Moved(Exception):
     """What a render was made from changed before its version could be written."""
+
+
+def document_number_reserve(*, shipment: Shipment, doc_type: str) -> str:
+    """The number of the shipment's document of `doc_type`, reserved on first use.
+
+    The reservation is its own short transaction, holding only the counter's row lock (for the
+    increment and one insert), and it is committed before anything is rendered: concurrent
+    generations for different shipments each get their own number at once and render side by
+    side. A reservation is never released, so no number is lost or reused: each belongs to one
+    shipment's document, whose every version carries it. When two generations of the same
+    document race, the loser's insert fails and its transaction (the increment too) rolls back."""
+    reserved = DocumentNumber.objects.filter(shipment=shipment, doc_type=doc_type)
+    number = reserved.values_list("number", flat=True).first()
+    if number:
+        return number
+    try:
+        with transaction.atomic():
+            number = next_reference(PREFIXES[DocumentType(doc_type)])
+            DocumentNumber.objects.create(shipment=shipment, doc_type=doc_type, number=number)
+    except IntegrityError:
+        pass  # reserved by a concurrent generation of the same document: use that one
+    return reserved.values_list("number", flat=True).get()
 
 
 def document_generate(
@@ -65,76 +87,70 @@ def document_generate(
 
     Refused, listing every missing field, when the shipment lacks data the document needs.
 
-    The shipment's row is locked only to read and to write, never while WeasyPrint renders (a
-    milestone on the shipment must not wait for a PDF): the document is rendered from what the
-    shipment holds now, with the number and version it would get; then, in a short transaction
-    under the lock, the number is allocated and the content rebuilt, and the version is written
-    only if both match what was rendered. Otherwise (an edit, another version or another
-    document's number came first) it renders again; the last attempt renders under the lock,
-    so a busy shipment still gets its document. Numbers stay gap-free: an allocation that is not
-    used is rolled back.
-    """
+    Three steps, none of which holds a lock while WeasyPrint renders: the document's number is
+    reserved (`document_number_reserve`: only the counter's row is locked, briefly); the PDF is
+    rendered from what the shipment holds now, outside any transaction; then, in a short
+    transaction holding the shipment's row lock, the content is rebuilt and the version written
+    only if it still matches what was rendered. Otherwise (an edit, or another version came first)
+    it renders again; the last attempt renders under the shipment's lock, so a busy shipment still
+    gets its document."""
     if doc_type not in DocumentType.values:
         raise ValidationError({"doc_type": f"Unknown document type {doc_type!r}."})
-    signatory = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}" if actor else ""
+    number = ""
     for _attempt in range(RENDER_ATTEMPTS - 1):
         current = Shipment.objects.get(pk=shipment.pk)
         _refuse_over_issued(current, doc_type)
         problems = builder.document_problems(current, doc_type)
         if problems:
             raise _problems_error(problems)
-        context = _context(current, doc_type, signatory, allocate=False)
+        number = number or document_number_reserve(shipment=current, doc_type=doc_type)
+        context = _context(current, doc_type, actor, number)
         pdf, pages = render_pdf(context)  # no transaction, no lock
         try:
             with transaction.atomic():
-                return _write(shipment, doc_type, signatory, context, pdf, pages, actor, task_id)
+                return _write(shipment, doc_type, number, context, pdf, pages, actor, task_id)
         except _Moved:
             continue
     with transaction.atomic():
-        return _write(shipment, doc_type, signatory, None, None, None, actor, task_id)
+        return _write(shipment, doc_type, number, None, None, None, actor, task_id)
 
 
-def _context(shipment: Shipment, doc_type: str, signatory: str, *, allocate: bool):
-    """The document's content from the shipment as it is now, numbered as it would be (`allocate`
-    takes the number when it is the first version; call it then inside the writing transaction)."""
-    previous = Document.objects.filter(shipment=shipment, doc_type=doc_type)
-    last = previous.aggregate(v=Max("version"))["v"] or 0
-    prefix = PREFIXES[DocumentType(doc_type)]
-    number = previous.values_list("number", flat=True).first() or (
-        next_reference(prefix) if allocate else peek_reference(prefix)
-    )
+def _context(shipment: Shipment, doc_type: str, actor: User | None, number: str) -> DocumentContext:
+    """The document's content from the shipment as it is now, as its next version (signed as
+    `signatures.signature_for` decides: the party's signatory, or `actor` as its agent)."""
+    last = Document.objects.filter(shipment=shipment, doc_type=doc_type).aggregate(v=Max("version"))["v"]
     return builder.build_context(
         shipment,
         doc_type,
         number=number,
-        version=last + 1,
+        version=(last or 0) + 1,
         watermark=builder.watermark_for(shipment),
-        signatory=signatory,
+        actor=actor,
     )
 
 
 def _write(
     shipment: Shipment,
     doc_type: str,
-    signatory: str,
+    number: str,
     rendered: DocumentContext | None,
     pdf: bytes | None,
     pages: int | None,
     actor: User | None,
     task_id: str,
 ) -> Document:
-    """Inside a transaction: lock the shipment, allocate, check the render still holds, write."""
+    """Inside a transaction: lock the shipment, check the render still holds, write the version."""
     locked = Shipment.objects.select_for_update().get(pk=shipment.pk)
     _refuse_over_issued(locked, doc_type)
-    context = _context(locked, doc_type, signatory, allocate=True)
-    if rendered is None:  # the last attempt: render under the lock
+    context = _context(locked, doc_type, actor, number)
+    if rendered is None:  # the last attempt: render under the shipment's lock
         problems = builder.document_problems(locked, doc_type)
         if problems:
             raise _problems_error(problems)
         logger.warning("Rendering %s of %s under the lock: it kept changing", doc_type, locked.reference)
         pdf, pages = render_pdf(context)
     elif jsonable(context) != jsonable(rendered):
-        raise _Moved  # rolls the number allocation back
+        raise _Moved
     previous = Document.objects.filter(shipment=locked, doc_type=doc_type)
     previous.filter(status=DocumentStatus.DRAFT).update(status=DocumentStatus.SUPERSEDED)
     document = Document(
@@ -394,3 +410,20 @@ def documents_issue_required(*, shipment: Shipment, actor: User) -> list[Documen
         document = document_generate(shipment=shipment, doc_type=doc_type, actor=actor)
         issued.append(document_issue(document=document, actor=actor))
     return issued
+
+
+def document_store_void_copy(*, document: Document) -> Document:
+    """Give a voided document that has no VOID copy (voided before copies were stored) its copy:
+    the issued bytes, checked against their SHA-256, stamped VOID. A copy is never replaced, and
+    a document whose issued file is missing or altered gets none (DocumentIntegrityError)."""
+    data = stamp_pdf(_verify(document), "VOID")
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().get(pk=document.pk)
+        if locked.status != DocumentStatus.VOID:
+            raise ValidationError({"status": f"{locked} is not void."})
+        if locked.void_sha256:
+            return locked
+        locked.void_sha256 = _sha256(data)
+        locked.void_pdf.save("void.pdf", ContentFile(data), save=False)
+        locked.save(update_fields=["void_pdf", "void_sha256"])  # audited as an update
+        return locked

@@ -32,7 +32,13 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
                 Document.objects.filter(shipment=shipment), request.user
             ).select_related("issued_by", "voided_by")
         )
-        required = builder.required_documents(shipment)
+        requirements = builder.document_requirements(shipment)
+        required = [(doc_type, why) for doc_type, needed, why in requirements if needed]
+        not_required = [
+            {"doc_type": doc_type, "label": DocumentType(doc_type).label, "why": why}
+            for doc_type, needed, why in requirements
+            if not needed
+        ]
         issued = {d.doc_type for d in documents if d.status == "issued"}
         rows = []
         for doc_type, why in required:
@@ -54,6 +60,7 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
             {
                 "shipment": shipment,
                 "rows": rows,
+                "not_required": not_required,
                 "extra": extra,
                 "task_id": request.GET.get("task", ""),
                 "can_generate": request.user.can("documents.generate"),

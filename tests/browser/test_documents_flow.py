@@ -10,6 +10,7 @@ from apps.accounts.roles import Role
 from apps.compliance import services as compliance
 from apps.documents.models import Document
 from tests.factories import PASSWORD, UserFactory
+from tests.shipments.conftest import pack_all
 
 from .test_catalogue_flow import page  # noqa: F401  (the Chromium fixture)
 
@@ -24,6 +25,7 @@ def test_generate_issue_and_download_the_invoice(page, live_server, transactiona
     )
     coordinator = request.getfixturevalue("coordinator")
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
+    pack_all(shipment)
     UserFactory(username="sam", role=Role.COORDINATOR, organisation=coordinator.organisation)
 
     page.goto(f"{live_server.url}/login/")
@@ -81,6 +83,7 @@ def test_issue_void_reissue_and_the_partner_bundle_holds_the_issued_versions(
     )
     coordinator = request.getfixturevalue("coordinator")
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
+    pack_all(shipment)
     UserFactory(username="sam", role=Role.COORDINATOR, organisation=coordinator.organisation)
     UserFactory(username="pat", role=Role.PARTNER, organisation=request.getfixturevalue("supplier"))
     documents_url = f"{live_server.url}/shipments/{shipment.reference}/documents/"

@@ -11,16 +11,24 @@ from apps.documents import services
 from apps.documents.models import Document
 from apps.documents.tasks import generate_documents
 from tests.factories import OrganisationFactory, UserFactory
+from tests.shipments.conftest import pack_all
 
 
 @pytest.fixture
-def approved(submitted, indian_customer, dgx, coordinator):
+def unpacked(submitted, indian_customer, dgx, coordinator):
     shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 1)])
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
     return shipment
 
 
-def test_required_documents_and_generation_task(approved, coordinator, api_as):
+@pytest.fixture
+def approved(unpacked):
+    pack_all(unpacked)
+    return unpacked
+
+
+def test_required_documents_and_generation_task(unpacked, coordinator, api_as):
+    approved = unpacked
     api = api_as(coordinator)
     required = api.get(f"/api/v1/shipments/{approved.reference}/documents/").json()["required"]
     assert {r["doc_type"] for r in required} >= {"commercial_invoice", "packing_list", "end_user_statement"}
@@ -28,7 +36,7 @@ def test_required_documents_and_generation_task(approved, coordinator, api_as):
     assert packing["problems"] and packing["problems"][0]["field"] == "packages"
     started = api.post(
         f"/api/v1/shipments/{approved.reference}/documents/",
-        {"doc_types": ["commercial_invoice", "packing_list"]},
+        {"doc_types": ["end_user_statement", "packing_list"]},
         format="json",
     )
     assert started.status_code == 202
@@ -37,7 +45,7 @@ def test_required_documents_and_generation_task(approved, coordinator, api_as):
         kwargs={
             "shipment_id": approved.pk,
             "actor_id": coordinator.pk,
-            "doc_types": ["commercial_invoice", "packing_list"],
+            "doc_types": ["end_user_statement", "packing_list"],
         },
         task_id=task_id,
     ).get()

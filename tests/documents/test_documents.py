@@ -14,6 +14,7 @@ from apps.documents.models import Document
 from apps.documents.renderer import StaticOnlyFetcher
 from apps.shipments import services as shipment_services
 from tests.factories import OrganisationFactory
+from tests.shipments.conftest import pack_all
 
 
 def text_of(data: bytes) -> str:
@@ -26,11 +27,12 @@ def compact(text: str) -> str:
 
 @pytest.fixture
 def approved(submitted, indian_customer, dgx, switch, coordinator, screening_list):
-    """A DGX + switch shipment to Chennai whose compliance check passed."""
+    """A DGX + switch shipment to Chennai whose compliance check passed, packed in one crate."""
     shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 2), (switch, 4)])
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
     shipment.refresh_from_db()
     assert shipment.status == "approved"
+    pack_all(shipment)
     return shipment
 
 
@@ -50,7 +52,8 @@ def test_commercial_invoice_fields_totals_and_statement(approved, coordinator):
         assert expected in text, expected
     # 2 × 373,000 + 4 × 25,000 = 846,000.00
     assert "846,000.00" in text
-    assert "authorized for export only to the country of ultimate destination" in text
+    # Exported from Taiwan: the Destination Control Statement (15 CFR 758.6) is for US exports.
+    assert "authorized for export only to the country of ultimate destination" not in text
 
 
 def test_draft_mark_until_compliance_passes_and_versions(submitted, dgx, coordinator):
@@ -58,6 +61,7 @@ def test_draft_mark_until_compliance_passes_and_versions(submitted, dgx, coordin
     from apps.compliance.models import Licence
 
     shipment = submitted(hanoi, "VN", "Hanoi", [(dgx, 1)])
+    pack_all(shipment)
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)  # held: licence needed
     with pytest.raises(ValidationError) as excinfo:
         services.document_generate(shipment=shipment, doc_type="commercial_invoice", actor=coordinator)
@@ -88,6 +92,7 @@ def test_draft_mark_until_compliance_passes_and_versions(submitted, dgx, coordin
 
 def test_draft_watermark_before_the_check(submitted, indian_customer, dgx, coordinator):
     shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 1)])
+    pack_all(shipment)
     # A check that held (a missing BIS registration) leaves the documents marked DRAFT.
     from apps.compliance.models import ImportRequirement
 
@@ -279,10 +284,22 @@ def test_eei_summary_for_a_us_export(coordinator, indian_customer, dgx, country_
     )
     shipment_services.line_add(shipment=shipment, part=dgx, quantity=1)
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
+    pack_all(shipment)
     assert "eei_summary" in dict(builder.required_documents(shipment))
+    # AES needs where, by whom and when the goods leave the US (issue 10).
+    sfo = Site.objects.create(
+        owner=coordinator.organisation, name="SFO", kind="airport", city="San Francisco", country="US",
+        iata_code="SFO",
+    )  # fmt: skip
+    shipment_services.leg_add(
+        shipment=shipment,
+        fields={"role": "main", "origin": sfo, "destination": in_site(coordinator), "mode": "air",
+                "carrier": "Atlas Air", "planned_departure": "2026-12-05"},
+    )  # fmt: skip
     document = services.document_generate(shipment=shipment, doc_type="eei_summary", actor=coordinator)
     text = compact(text_of(services.document_read(document)))
-    assert "EIN 12-3456789" in text and "847150" in text and "2,500" in text
+    # The part's 10-digit Schedule B number, not its 6-digit HS code.
+    assert "EIN 12-3456789" in text and "8471.50.0000" in text and "2,500" in text
 
 
 def test_bundle_zip_and_pdf(approved, coordinator):

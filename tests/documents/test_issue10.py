@@ -13,7 +13,8 @@ from apps.documents.models import Document
 from apps.shipments import services as shipment_services
 from apps.shipments.models import Site
 from tests.documents.test_documents import compact, in_site, text_of
-from tests.factories import OrganisationFactory
+from tests.factories import OrganisationFactory, SignatoryFactory
+from tests.shipments.conftest import pack_all as _pack_all
 
 
 @pytest.fixture
@@ -39,6 +40,7 @@ def _us_export(coordinator, consignee, lines, *, forwarder=None, **fields):
     )
     if created:
         Registration.objects.create(organisation=shipper, scheme="ein", number="12-3456789", country="US")
+        SignatoryFactory(organisation=shipper)
     parties = {"shipper": shipper, "consignee": consignee}
     if forwarder:
         parties["freight_forwarder"] = forwarder
@@ -127,25 +129,6 @@ def test_us_export_needs_the_sli_with_a_forwarder_and_the_eei_when_mandatory(
 @pytest.fixture
 def ior_provider(db):
     return OrganisationFactory(legal_name="Coromandel IOR Services Pvt. Ltd.", country="IN", city="Chennai")
-
-
-def _pack_all(shipment):
-    """One crate holding every unit (and every serial, numbered if the line has none) of the shipment."""
-    from tests.shipments.conftest import crate
-
-    lines = list(shipment.lines.select_related("part"))
-    for line in lines:
-        if line.part.is_serialised and not line.serials.exists():
-            shipment_services.serials_set(
-                line=line, serials=[f"SN-{line.line_number}-{n}" for n in range(1, line.quantity + 1)]
-            )
-    serials = [s.serial for line in lines for s in line.serials.all()]
-    shipment_services.package_add(
-        shipment=shipment,
-        fields=crate(marks="RACK/1"),
-        items=[(line, line.quantity) for line in lines],
-        serials=serials or None,
-    )
 
 
 @pytest.mark.parametrize(

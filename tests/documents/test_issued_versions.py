@@ -13,6 +13,7 @@ from apps.compliance import services as compliance
 from apps.core.models import AuditEvent
 from apps.documents import services
 from apps.documents.models import Document
+from tests.shipments.conftest import pack_all
 
 
 def text_of(data: bytes) -> str:
@@ -25,6 +26,7 @@ def approved(submitted, indian_customer, dgx, coordinator):
     compliance.compliance_check_run(shipment=shipment, actor=coordinator)
     shipment.refresh_from_db()
     assert shipment.status == "approved"
+    pack_all(shipment)
     return shipment
 
 
