@@ -12,7 +12,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from apps.accounts.demo import connect
-from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.accounts.models import Contact, Organisation, OrganisationKind, User
 from apps.catalog.models import Part
 from apps.shipments import services as shipment_services
 from apps.shipments.models import Shipment, ShipmentStatus, Site
@@ -102,6 +102,19 @@ def _org(legal_name: str, **fields) -> Organisation:
     return org
 
 
+def _signatory(organisation: Organisation, name: str, title: str, email: str) -> None:
+    """The person who signs the organisation's declarations (e.g. its end-user statements)."""
+    if not organisation.contacts.filter(is_signatory=True).exists():
+        Contact.objects.create(
+            organisation=organisation,
+            name=name,
+            job_title=title,
+            email=email,
+            is_primary=True,
+            is_signatory=True,
+        )
+
+
 def _site(owner, name, city, country, customer) -> Site:
     """A customer's data centre kept by the operator: seen by the customer, those connected with
     it and its shipments' parties, not by every partner (issue 9)."""
@@ -167,7 +180,24 @@ def load_shipments() -> dict[str, int]:
             },
             parties={"shipper": qct, "consignee": consignee, "ultimate_consignee": consignee},
         )
-        shipment_services.line_add(shipment=shipment, part=dgx, quantity=quantity)
+        serials = [f"{marker[6]}-DGX{n:04d}" for n in range(1, quantity + 1)]
+        line = shipment_services.line_add(shipment=shipment, part=dgx, quantity=quantity, serials=serials)
+        for n, serial in enumerate(serials, start=1):  # packed as a coordinator would: one crate each
+            shipment_services.package_add(
+                shipment=shipment,
+                fields={
+                    "package_type": "crate",
+                    "length_cm": Decimal("110"),
+                    "width_cm": Decimal("70"),
+                    "height_cm": Decimal("60"),
+                    "gross_kg": Decimal("168"),
+                    "net_kg": Decimal("130.45"),
+                    "marks": f"{consignee.legal_name[:20].upper()}/{n}",
+                    "tilt_indicator": True,
+                },
+                items=[(line, 1)],
+                serials=[serial],
+            )
         shipment_services.shipment_transition(
             shipment=shipment, target=ShipmentStatus.COMPLIANCE_REVIEW, actor=coordinator
         )
@@ -181,6 +211,7 @@ def load_shipments() -> dict[str, int]:
         city="Riyadh",
         country="SA",
     )
+    _signatory(riyadh_org, "Faisal Al-Harbi", "Chief Technology Officer", "f.alharbi@riyadh-compute.example")
     riyadh = _site(operator, "Riyadh Compute — RUH1", "Riyadh", "SA", riyadh_org)
     connect(qct.legal_name, riyadh_org.legal_name)
     if not Licence.objects.filter(number="D1234567").exists():
@@ -210,6 +241,7 @@ def load_shipments() -> dict[str, int]:
         city="Hanoi",
         country="VN",
     )
+    _signatory(hanoi_org, "Nguyen Thi Lan", "Director of Infrastructure", "lan.nguyen@hanoi-ai.example")
     # H: the same systems to Vietnam (D:1) with no licence: held for a licence.
     connect(qct.legal_name, hanoi_org.legal_name)
     make("[Demo H]", _site(operator, "Hanoi AI Research — HAN DC", "Hanoi", "VN", hanoi_org), hanoi_org, 2)

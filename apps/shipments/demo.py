@@ -580,9 +580,48 @@ def _shipments() -> int:
         base_parties | {"consignee": meridian, "importer_of_record": _org("Bharat IOR Services Pvt. Ltd.")},
     )
     if shipment:
-        services.line_add(shipment=shipment, part=_part("VX-IT-48U-600x1200"), quantity=8)
-        services.line_add(shipment=shipment, part=_part("CoolChip-CDU-100"), quantity=2)
-        services.line_add(shipment=shipment, part=_part("DGXH-G640F+P2CMI36"), quantity=2)
+        racks = services.line_add(
+            shipment=shipment, part=_part("VX-IT-48U-600x1200"), quantity=8, serials=_serials("VXR48U", 8)
+        )
+        cdus = services.line_add(
+            shipment=shipment, part=_part("CoolChip-CDU-100"), quantity=2, serials=_serials("CDU100", 2)
+        )
+        systems = services.line_add(
+            shipment=shipment, part=_part("DGXH-G640F+P2CMI36"), quantity=2, serials=_serials("DGXF", 2)
+        )
+        for i, serial in enumerate(_serials("VXR48U", 8), start=1):
+            _pack(
+                shipment,
+                "crate",
+                (135, 75, 235),
+                (210, 155),
+                items=[(racks, 1)],
+                serials=[serial],
+                tilt_indicator=True,
+                marks=f"CHN-AIC/RACK/{i}",
+            )
+        _pack(
+            shipment,
+            "pallet",
+            (120, 100, 60),
+            (215, 180),
+            items=[(cdus, 2)],
+            serials=_serials("CDU100", 2),
+            keep_dry=True,
+            marks="CHN-AIC/CDU/1",
+        )
+        for i, serial in enumerate(_serials("DGXF", 2), start=1):
+            _pack(
+                shipment,
+                "crate",
+                (110, 70, 60),
+                (168, 130.45),
+                items=[(systems, 1)],
+                serials=[serial],
+                tilt_indicator=True,
+                shock_indicator=True,
+                marks=f"CHN-AIC/DGX/{i}",
+            )
         move(shipment, ShipmentStatus.COMPLIANCE_REVIEW)
     return created
 
