@@ -160,7 +160,9 @@ class ShipmentDocumentsView(APIView):
     def get(self, request, shipment_reference):
         """Every document type: the required ones (issued or not, and what stops generating them)
         and the others, each with why it is or is not required."""
-        shipment = self._shipment(request, shipment_reference)
+        from .builder import load_shipment
+
+        shipment = load_shipment(self._shipment(request, shipment_reference))
         missing = {doc_type for doc_type, _, _ in services.missing_documents(shipment)}
         from .builder import document_problems, document_requirements
 

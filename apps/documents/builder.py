@@ -48,7 +48,9 @@ class Problem:
     fix_url: str
 
 
-def _shipment(shipment: Shipment) -> Shipment:
+def load_shipment(shipment: Shipment) -> Shipment:
+    """The shipment with everything the documents read (parties, lines, packages, serials, legs),
+    in a fixed number of queries; a page asking about several document types loads it once."""
     cache = getattr(shipment, "_prefetched_objects_cache", {})
     if {"parties", "lines", "packages", "legs"} <= set(cache):
         return shipment  # the caller (e.g. the shipment page) already loaded everything
@@ -157,7 +159,7 @@ def _not_us_export(shipment: Shipment, doc_type: str) -> str:
 
 def document_requirements(shipment: Shipment) -> list[tuple[str, bool, str]]:
     """Every document type: (type, required, why it is or is not required)."""
-    shipment = _shipment(shipment)
+    shipment = load_shipment(shipment)
     parties = _parties(shipment)
     compliance = _line_compliance(shipment)
     forwarder = parties.get(PartyRole.FREIGHT_FORWARDER)
@@ -238,7 +240,7 @@ def required_documents(shipment: Shipment) -> list[tuple[str, str]]:
 
 def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
     """Every field the document needs but the shipment lacks, with where to fix it."""
-    shipment = _shipment(shipment)
+    shipment = load_shipment(shipment)
     parties = _parties(shipment)
     ship_url = reverse("shipments:shipment-detail", args=[shipment.reference])
     edit_url = reverse("shipments:shipment-update", args=[shipment.reference])
@@ -510,7 +512,7 @@ def build_context(
     watermark: str,
     actor: User | None = None,
 ) -> DocumentContext:
-    shipment = _shipment(shipment)
+    shipment = load_shipment(shipment)
     parties = _parties(shipment)
     lines = _doc_lines(shipment, _line_compliance(shipment))
     if doc_type in US_EXPORT_DOCUMENTS and shipment.origin.country == "US":

@@ -26,7 +26,7 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
     capability = "documents.view"
 
     def get(self, request, reference):
-        shipment = _shipment(request, reference)
+        shipment = builder.load_shipment(_shipment(request, reference))
         documents = list(
             services.visible_documents(
                 Document.objects.filter(shipment=shipment), request.user
