@@ -8,6 +8,7 @@ value — the templates escape it.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -138,3 +139,52 @@ class DocumentContext:
     buyer_order_reference: str = ""  # the buyer's purchase order number
     instructions: str = ""  # the shipment's handling and delivery instructions
     licences: tuple[str, ...] = ()  # licence numbers / exceptions the lines are exported under
+
+    @property
+    def marks_summary(self) -> tuple[str, ...]:
+        """The packages' shipping marks as a broker reads them: see `summarise_marks`."""
+        return summarise_marks([(p.number, p.marks) for p in self.packages])
+
+
+_NUMBERED_MARK = re.compile(r"^(.*?)(\d+)$")
+
+
+def _span(first: int, last: int) -> str:
+    return f"package {first}" if first == last else f"packages {first}–{last}"
+
+
+def summarise_marks(packages: list[tuple[int, str]]) -> tuple[str, ...]:
+    """Shipping marks, one entry per run: ("packages 1–250: BENCH/1 to BENCH/250",
+    "package 251: FRAGILE", "packages 252–260: N/M"). Consecutive packages whose marks share a
+    prefix and count up by one form a run, as do consecutive packages without marks (N/M, "no
+    marks", as on a bill of lading). A package's number is never printed as its mark."""
+    if not packages:
+        return ()
+    if not any(marks for _number, marks in packages):
+        return ("N/M (the packages carry no marks)",)
+    runs: list[list[tuple[int, str]]] = []
+    for number, marks in sorted(packages):
+        if runs:
+            last_number, last_marks = runs[-1][-1]
+            if number == last_number + 1 and _continues(last_marks, marks):
+                runs[-1].append((number, marks))
+                continue
+        runs.append([(number, marks)])
+    out = []
+    for run in runs:
+        (first, first_marks), (last, last_marks) = run[0], run[-1]
+        if not first_marks:
+            out.append(f"{_span(first, last)}: N/M")
+        elif first == last or first_marks == last_marks:
+            out.append(f"{_span(first, last)}: {first_marks}")
+        else:
+            out.append(f"{_span(first, last)}: {first_marks} to {last_marks}")
+    return tuple(out)
+
+
+def _continues(previous: str, marks: str) -> bool:
+    """Whether `marks` follows `previous` in a run: both empty, the same, or PREFIX/n then PREFIX/n+1."""
+    if previous == marks:
+        return True
+    a, b = _NUMBERED_MARK.match(previous), _NUMBERED_MARK.match(marks)
+    return bool(a and b and a.group(1) == b.group(1) and int(b.group(2)) == int(a.group(2)) + 1)

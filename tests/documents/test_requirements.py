@@ -126,3 +126,35 @@ def test_backfill_names_a_voided_document_whose_issued_file_is_gone(approved, co
     assert f"{voided}" in err.getvalue() and "missing" in err.getvalue()
     voided.refresh_from_db()
     assert not voided.void_sha256
+
+
+@pytest.mark.parametrize(
+    "doc_type",
+    ["commercial_invoice", "certificate_of_origin", "sli", "ior_authorisation", "eor_authorisation"],
+)
+def test_a_part_number_already_in_the_description_is_printed_once(doc_type):
+    from apps.documents.renderer import render_pdf
+    from tests.documents.test_layout import make_context
+
+    context = make_context(doc_type, lines=2)
+    assert all(line.part_number in line.description for line in context.lines)
+    text = text_of(render_pdf(context)[0])
+    for line in context.lines:
+        assert text.count(line.part_number) == 1, (doc_type, line.part_number)
+
+
+def test_shipping_marks_are_summarised_in_runs():
+    from apps.documents.context import summarise_marks
+
+    assert summarise_marks([]) == ()
+    assert summarise_marks([(1, ""), (2, "")]) == ("N/M (the packages carry no marks)",)
+    numbered = [(n, f"BENCH/{n}") for n in range(1, 251)]
+    assert summarise_marks(numbered) == ("packages 1–250: BENCH/1 to BENCH/250",)
+    mixed = [(1, "CHN-AIC/POD2/1"), (2, "CHN-AIC/POD2/2"), (3, ""), (4, ""), (5, "FRAGILE"), (6, "FRAGILE"),
+             (7, "CHN-AIC/POD2/9")]  # fmt: skip
+    assert summarise_marks(mixed) == (
+        "packages 1–2: CHN-AIC/POD2/1 to CHN-AIC/POD2/2",
+        "packages 3–4: N/M",
+        "packages 5–6: FRAGILE",
+        "package 7: CHN-AIC/POD2/9",
+    )
