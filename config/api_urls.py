@@ -32,6 +32,7 @@ router.register("manufacturers", catalog.ManufacturerViewSet, basename="manufact
 router.register("sites", shipments.SiteViewSet, basename="site")
 router.register("shipments", shipments.ShipmentViewSet, basename="shipment")
 router.register("freight-rates", shipments.FreightRateViewSet, basename="freight-rate")
+router.register("exchange-rates", shipments.ExchangeRateViewSet, basename="exchange-rate")
 router.register("classifications", compliance.ClassificationViewSet, basename="classification")
 router.register("licences", compliance.LicenceViewSet, basename="licence")
 router.register("screening-lists", compliance.ScreeningListViewSet, basename="screening-list")

@@ -48,7 +48,7 @@ from apps.accounts.models import ApiToken, Connection, Organisation
 from apps.catalog.models import Manufacturer, Part
 from apps.compliance.models import HoldReason, Licence, PartyBlock, ScreeningHit, ScreeningList
 from apps.documents.models import Document
-from apps.shipments.models import FreightRate, Shipment, ShipmentLine, Site
+from apps.shipments.models import ExchangeRate, FreightRate, Shipment, ShipmentLine, Site
 
 from .world import MARK, PUBLIC_KWARGS, World, build_world, kwarg_value, view_model
 
@@ -74,7 +74,8 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
 # Objects no organisation owns: every user reads the same ones, so there is nothing to isolate.
 PUBLIC_MODELS = {
     Manufacturer: "the manufacturers of the shared catalogue",
-    FreightRate: "the operator's rate table, readable by every user",
+    FreightRate: "the operator's rate table, readable by the operator's staff",
+    ExchangeRate: "dated exchange rates the operator keeps, readable by every user",
     ScreeningList: "editions of public restricted-party lists",
 }
 

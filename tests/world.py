@@ -37,7 +37,16 @@ from apps.core.models import TaskRecord
 from apps.documents import services as documents
 from apps.documents.models import Document
 from apps.shipments import services as shipments
-from apps.shipments.models import FreightRate, Leg, Package, Shipment, ShipmentLine, Site, TrackingEvent
+from apps.shipments.models import (
+    ExchangeRate,
+    FreightRate,
+    Leg,
+    Package,
+    Shipment,
+    ShipmentLine,
+    Site,
+    TrackingEvent,
+)
 
 from .factories import OperatorFactory, OrganisationFactory, PartFactory, UserFactory
 
@@ -287,6 +296,9 @@ def build_world() -> World:
         transit_days=5,
         valid_from=dt.date(2026, 1, 1),
         valid_to=dt.date(2030, 12, 31),
+    )
+    ExchangeRate.objects.create(
+        base="EUR", quote="USD", rate=Decimal("1.08"), valid_on=dt.date(2026, 12, 1), source="World test rate"
     )
 
     hits = list(ScreeningHit.objects.filter(organisation=listed_a))

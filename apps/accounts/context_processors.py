@@ -10,7 +10,7 @@ _NAV = [
     ("Licences", "compliance:licences", "compliance.view"),
     ("Screening", "compliance:lists", "compliance.view"),
     ("Sites", "shipments:site-list", "sites.view"),
-    ("Freight rates", "shipments:rate-list", "freight.view"),
+    ("Freight rates", "shipments:rate-list", "freight.rates.view"),
     ("Organisations", "accounts:organisation-list", "organisations.view"),
     ("API tokens", "accounts:token-list", "tokens.manage"),
 ]

@@ -52,6 +52,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "documents.generate": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "documents.issue": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "freight.view": ALL_ROLES,
+    # The carrier rate table is the operator's: partners never read its rates (issue 11).
+    "freight.rates.view": STAFF_ROLES,
     "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
 }
 

@@ -21,6 +21,8 @@ _DECIMALS = (
     "tpp",
     "die_area_mm2",
     "memory_bandwidth_density",
+    "lithium_battery_wh",
+    "lithium_battery_net_kg",
 )
 _PLAIN = (
     "name",
@@ -82,6 +84,7 @@ def load() -> dict[str, int]:
             name=record["manufacturer"], defaults={"country": record.get("manufacturer_country") or ""}
         )
         fields = {name: record.get(name) for name in _PLAIN}
+        fields["lithium_battery_packing"] = record.get("lithium_battery_packing", "")
         fields |= {
             name: Decimal(record[name]) if record.get(name) is not None else None for name in _DECIMALS
         }

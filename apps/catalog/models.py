@@ -77,6 +77,14 @@ class PartCategory(models.TextChoices):
     OTHER = "other", "Other"
 
 
+class LithiumBatteryPacking(models.TextChoices):
+    """How a part's lithium-ion batteries travel; decides the UN number and packing instruction."""
+
+    CONTAINED_IN_EQUIPMENT = "contained_in_equipment", "Contained in equipment (UN3481, PI967)"
+    PACKED_WITH_EQUIPMENT = "packed_with_equipment", "Packed with equipment (UN3481, PI966)"
+    BATTERIES_ALONE = "batteries_alone", "Batteries on their own (UN3480, PI965)"
+
+
 class PartQuerySet(OrgScopedQuerySet):
     def with_related(self) -> PartQuerySet:
         return self.select_related("manufacturer", "owner", "accelerator__manufacturer")
@@ -117,6 +125,35 @@ class Part(AuditedModel, TimeStampedModel):
     )
     is_serialised = models.BooleanField("serialised", default=True)
     contains_lithium_batteries = models.BooleanField(default=False)
+    # What the dangerous-goods classification (shipments.engines.freight) needs of the batteries.
+    lithium_battery_packing = models.CharField(
+        "how the lithium batteries travel",
+        max_length=24,
+        choices=LithiumBatteryPacking.choices,
+        blank=True,
+        help_text="Batteries on their own are UN3480 (cargo aircraft only); in or with equipment UN3481. "
+        "Empty, for a part with lithium batteries, is read as contained in equipment.",
+    )
+    lithium_battery_wh = models.DecimalField(
+        "lithium battery energy (Wh)",
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("10000000"))],
+        help_text="Watt-hours of each battery (or module), not of the whole unit. Over 100 Wh is fully "
+        "regulated (Section I / IA).",
+    )
+    lithium_battery_net_kg = models.DecimalField(
+        "lithium battery net mass (kg)",
+        max_digits=10,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.001")), MaxValueValidator(Decimal("50000"))],
+        help_text="Net mass of the lithium batteries in one unit; decides the per-package air limits "
+        "(5 kg on passenger aircraft, 35 kg on cargo aircraft).",
+    )
 
     # Technical figures the sizing, export-control and freight engines read.
     # Upper bounds well above any real item (a 10 MW load, a 100U rack, 10,000 ports, 100 Tb/s).
@@ -226,7 +263,8 @@ class Part(AuditedModel, TimeStampedModel):
     EDITABLE_FIELDS = (
         "manufacturer", "part_number", "name", "description", "category", "unit_weight_kg", "length_cm",
         "width_cm", "height_cm", "unit_value", "currency", "country_of_origin", "hs_code", "is_serialised",
-        "contains_lithium_batteries", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
+        "contains_lithium_batteries", "lithium_battery_packing", "lithium_battery_wh",
+        "lithium_battery_net_kg", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
         "gpus_per_server", "accelerator", "cpu_only", "tpp", "die_area_mm2", "dense_tops", "data_centre",
         "encryption", "mass_market", "memory_bandwidth_density", "attributes", "is_active",
     )  # fmt: skip
@@ -251,6 +289,22 @@ class Part(AuditedModel, TimeStampedModel):
             models.CheckConstraint(
                 condition=Q(memory_bandwidth_density__isnull=True) | Q(memory_bandwidth_density__gte=0),
                 name="catalog_part_memory_bandwidth_density_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=(Q(lithium_battery_wh__isnull=True) | Q(lithium_battery_wh__gt=0))
+                & (Q(lithium_battery_net_kg__isnull=True) | Q(lithium_battery_net_kg__gt=0)),
+                name="catalog_part_lithium_battery_figures_positive",
+                violation_error_message="Battery watt-hours and net mass must be greater than zero.",
+            ),
+            models.CheckConstraint(
+                condition=Q(contains_lithium_batteries=True)
+                | (
+                    Q(lithium_battery_packing="")
+                    & Q(lithium_battery_wh__isnull=True)
+                    & Q(lithium_battery_net_kg__isnull=True)
+                ),
+                name="catalog_part_lithium_battery_figures_need_batteries",
+                violation_error_message="Battery figures are only for a part with lithium batteries.",
             ),
         ]
         indexes = [models.Index(fields=["hs_code"])]
@@ -286,6 +340,19 @@ class Part(AuditedModel, TimeStampedModel):
             errors["accelerator"] = (
                 "The accelerator must be a part of the master catalogue or of the same owner."
             )
+        battery_figures = (
+            self.lithium_battery_packing or self.lithium_battery_wh is not None or self.lithium_battery_net_kg
+        )
+        if battery_figures and not self.contains_lithium_batteries:
+            errors["contains_lithium_batteries"] = (
+                "Tick it, or clear the battery figures: they are only for a part with lithium batteries."
+            )
+        if (
+            self.lithium_battery_net_kg is not None
+            and self.unit_weight_kg is not None
+            and self.lithium_battery_net_kg > self.unit_weight_kg
+        ):
+            errors["lithium_battery_net_kg"] = "The batteries cannot weigh more than the unit."
         if self.gpus_per_server and self.category != PartCategory.SERVER:
             errors["gpus_per_server"] = "Only servers and systems have GPUs per server."
         if self.dense_tops:

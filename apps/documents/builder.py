@@ -19,7 +19,7 @@ from apps.core.countries import country_name
 from apps.shipments.engines.incoterms import IncotermRule
 from apps.shipments.engines.incoterms import rule as incoterm_rule
 from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, Shipment, ShipmentLine
-from apps.shipments.selectors import UN3481, packing_issues, record_party_needs
+from apps.shipments.selectors import package_dangerous_goods, packing_issues, record_party_needs
 
 from . import eei, signatures
 from .context import DocLine, DocPackage, DocumentContext, PartyBlock
@@ -544,9 +544,9 @@ def build_context(
                 ),
                 serials=tuple(s.serial for s in package.serials.all()),
                 marks=package.marks,
-                dangerous_goods=(UN3481,)
-                if any(i.line.part.contains_lithium_batteries for i in items)
-                else (),
+                # The same classification freight is planned on (issue 11): UN3480 for batteries
+                # on their own, PI967 Section II only for small batteries in equipment.
+                dangerous_goods=tuple(package_dangerous_goods(package)),
                 handling=tuple(handling),
             )
         )

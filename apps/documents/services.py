@@ -264,6 +264,62 @@ def _void(document: Document, actor: User, reason: str, void_pdf: bytes) -> Docu
     return document
 
 
+def documents_void_on_cancel(event) -> None:
+    """What cancelling a shipment does to its documents (a `shipments.hooks` hook for `cancelled`,
+    run inside the cancel's transaction with the shipment locked, so no version can be written
+    meanwhile): every issued document is voided — its checked bytes stamped VOID — with the reason
+    "Shipment <ref> cancelled: <reason>", and every draft is superseded. Every issued file is
+    checked and stamped before anything is written; one that is missing or altered refuses the
+    cancel (`TransitionRefused`, naming each such document), and the whole cancel rolls back."""
+    from apps.core.audit import record, record_transition
+    from apps.shipments.services import TransitionRefused
+
+    shipment = event.shipment
+    reason = f"Shipment {shipment.reference} cancelled: {event.reason}"
+    documents = list(
+        Document.objects.select_for_update()
+        .filter(shipment=shipment, status__in=[DocumentStatus.ISSUED, DocumentStatus.DRAFT])
+        .order_by("pk")
+    )
+    copies: dict[int, bytes] = {}
+    problems: list[str] = []
+    for document in documents:
+        if document.status == DocumentStatus.ISSUED:
+            try:
+                copies[document.pk] = stamp_pdf(_verify(document), "VOID")
+            except DocumentIntegrityError as exc:
+                problems.append(f"{exc} Restore it from a backup before cancelling.")
+    if problems:
+        raise TransitionRefused(
+            f"{shipment.reference} cannot be cancelled: an issued document cannot be voided.",
+            reasons=problems,
+        )
+    superseded = 0
+    for document in documents:
+        if document.status == DocumentStatus.ISSUED:
+            _void(document, event.actor, reason, copies[document.pk])
+            continue
+        document.status = DocumentStatus.SUPERSEDED
+        document.save(update_fields=["status"])
+        record_transition(
+            document,
+            field="status",
+            before=DocumentStatus.DRAFT,
+            after=DocumentStatus.SUPERSEDED,
+            actor=event.actor,
+            reason=reason,
+        )
+        superseded += 1
+    if documents:
+        record(
+            shipment,
+            action="update",
+            actor=event.actor,
+            message=f"Shipment cancelled: {len(copies)} issued document(s) voided, "
+            f"{superseded} draft(s) superseded.",
+        )
+
+
 def _refuse(document: Document, reason: str) -> DocumentIntegrityError:
     """Audit a file that will not be served (in its own write, whatever the caller's transaction)."""
     from apps.core.audit import record

@@ -4,6 +4,7 @@ from apps.core.admin import AuditTrailAdminMixin
 
 from .models import (
     DestinationTax,
+    ExchangeRate,
     FreightRate,
     Leg,
     Package,
@@ -100,4 +101,13 @@ class DestinationTaxAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
         "vat_rate",
         "levy_on_duty_rate",
         "brokerage_fee",
+        "air_freight_cap_of_fob",
+        "insurance_of_fob_when_unknown",
     )
+
+
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("base", "quote", "rate", "valid_on", "source")
+    list_filter = ("base", "quote")
+    date_hierarchy = "valid_on"

@@ -15,7 +15,16 @@ from apps.catalog.models import Part
 from apps.core.audit import audit_context
 
 from . import services
-from .models import DestinationTax, FreightRate, LegRole, Shipment, ShipmentStatus, Site, TariffRate
+from .models import (
+    DestinationTax,
+    ExchangeRate,
+    FreightRate,
+    LegRole,
+    Shipment,
+    ShipmentStatus,
+    Site,
+    TariffRate,
+)
 
 D = Decimal
 OPERATOR_SITES = [
@@ -126,6 +135,21 @@ TAXES = [
     ("SG", "CIF", "GST", "0.09", "0", "150", "80"),
     ("US", "FOB", "None", "0", "0", "250", "100"),
 ]
+# What the customs value counts of freight and insurance: air freight cap and insurance when not
+# known, both as fractions of FOB, and the rule cited in the landed-cost explanation.
+VALUATION_RULES = {
+    "IN": (
+        "0.20",
+        "0.01125",
+        "India, Customs Valuation (Determination of Value of Imported Goods) Rules 2007, rule 10(2)",
+    ),
+}
+# base, quote, rate, valid on, source. Demo figures for planning: replace them with the day's
+# published reference rates (ECB for EUR; CBIC's customs rates for the bill of entry in India).
+EXCHANGE_RATES = [
+    ("EUR", "USD", "1.08000000", dt.date(2026, 11, 27), "Demo figure after the ECB euro reference rate"),
+    ("USD", "INR", "84.50000000", dt.date(2026, 11, 27), "Demo figure after the CBIC customs exchange rate"),
+]
 
 
 def _site(owner, name, kind, city, country, iata="", unlocode="", bonded=False):
@@ -215,6 +239,19 @@ def _reference_data() -> None:
                 "handling_fee": D(handling),
             },
         )
+    for country, (cap, insurance, citation) in VALUATION_RULES.items():
+        tax = DestinationTax.objects.get(country=country)
+        if tax.air_freight_cap_of_fob is None and not tax.valuation_rules_citation:  # keep edits
+            tax.air_freight_cap_of_fob = D(cap)
+            tax.insurance_of_fob_when_unknown = D(insurance)
+            tax.valuation_rules_citation = citation
+            tax.full_clean()
+            tax.save()
+    for base, quote, rate, valid_on, source in EXCHANGE_RATES:
+        if not ExchangeRate.objects.filter(base=base, quote=quote, valid_on=valid_on).exists():
+            fx = ExchangeRate(base=base, quote=quote, rate=D(rate), valid_on=valid_on, source=source)
+            fx.full_clean()
+            fx.save()
 
 
 def _part(number: str) -> Part:

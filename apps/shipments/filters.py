@@ -6,7 +6,16 @@ from django.db.models import Q
 from apps.core.countries import COUNTRY_CHOICES
 from apps.core.search import SearchTermsFilter
 
-from .models import FreightRate, Incoterm, Shipment, ShipmentStatus, Site, SiteKind, TransportMode
+from .models import (
+    ExchangeRate,
+    FreightRate,
+    Incoterm,
+    Shipment,
+    ShipmentStatus,
+    Site,
+    SiteKind,
+    TransportMode,
+)
 from .selectors import late_q
 
 
@@ -73,3 +82,11 @@ class FreightRateFilter(django_filters.FilterSet):
 
     def filter_valid_on(self, queryset, name, value):
         return queryset.filter(valid_from__lte=value, valid_to__gte=value)
+
+
+class ExchangeRateFilter(django_filters.FilterSet):
+    valid_on_or_before = django_filters.DateFilter(field_name="valid_on", lookup_expr="lte")
+
+    class Meta:
+        model = ExchangeRate
+        fields = ["base", "quote", "valid_on", "valid_on_or_before"]

@@ -5,11 +5,12 @@ from django.db.models import Q
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part
+from apps.core.fields import CountryField
 from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.hscodes import normalise_hs_code
 from apps.core.validators import TextValidator
 
-from .models import EndUseFlag, EventCode, Leg, Package, PartyRole, Shipment, Site
+from .models import EndUseFlag, EventCode, Leg, Package, PartyRole, Shipment, ShipmentLine, Site
 
 
 class ShipmentForm(ScopedChoicesFormMixin, forms.ModelForm):
@@ -64,6 +65,9 @@ class LineForm(ScopedChoicesFormMixin, forms.Form):
         min_value=0, decimal_places=2, required=False, help_text="Leave empty to use the catalogue value."
     )
     hs_code = forms.CharField(required=False, max_length=14, help_text="Leave empty to copy the part's.")
+    country_of_origin = CountryField(blank=True).formfield(
+        required=False, help_text="Where the goods were made; leave empty to copy the part's."
+    )
     serials = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -140,6 +144,7 @@ class LegForm(ScopedChoicesFormMixin, forms.ModelForm):
             "mode",
             "carrier",
             "transport_document",
+            "lines",
             "planned_departure",
             "planned_arrival",
         ]
@@ -147,19 +152,38 @@ class LegForm(ScopedChoicesFormMixin, forms.ModelForm):
             "planned_departure": forms.DateInput(attrs={"type": "date"}),
             "planned_arrival": forms.DateInput(attrs={"type": "date"}),
         }
+        labels = {"lines": "Lines carried"}
+        help_texts = {"lines": "For an inbound leg: the lines this supplier sends to the hub."}
 
-    def __init__(self, *args, user=None, **kwargs):
+    def __init__(self, *args, user=None, shipment: Shipment | None = None, **kwargs):
         super().__init__(*args, user=user, **kwargs)
         for name in ("origin", "destination"):
             self.fields[name].queryset = self.fields[name].queryset.order_by("country", "name")
+        # The lines of this shipment only (the shipment itself was found through visible_to).
+        lines = shipment.lines.order_by("line_number") if shipment is not None else ShipmentLine.objects.none()
+        self.fields["lines"].queryset = lines.select_related("part")
+        self.fields["lines"].label_from_instance = lambda line: (
+            f"Line {line.line_number}: {line.quantity} × {line.part.part_number} ({line.country_of_origin})"
+        )
 
 
 class EventForm(forms.Form):
     code = forms.ChoiceField(choices=EventCode.choices)
     occurred_at = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    leg = forms.ModelChoiceField(
+        queryset=Leg.objects.none(), required=False, help_text="The leg the milestone belongs to, if one."
+    )
     location = forms.CharField(required=False, max_length=200)
     remarks = forms.CharField(required=False, max_length=1000)
     eta = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="New ETA")
+
+    def __init__(self, *args, shipment: Shipment | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The legs of this shipment only.
+        if shipment is not None:
+            self.fields["leg"].queryset = shipment.legs.select_related("origin", "destination").order_by(
+                "sequence"
+            )
 
 
 class TransitionForm(forms.Form):

@@ -3,7 +3,9 @@
 `shipments` sits below `compliance` and `documents`: it must not import them. A higher app
 registers a callable for a status in its `AppConfig.ready()`; `shipment_transition` calls every
 callable registered for the status it moves to, inside its own transaction, after the status is
-saved. A callable that raises rolls the whole transition back.
+saved. A callable that raises rolls the whole transition back; one that raises
+`services.TransitionRefused` (e.g. documents: an issued file that cannot be voided) refuses the
+move with its reasons — a 409 in the API and the pages.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from decimal import Decimal
 from apps.core.jsonable import jsonable
 
 from . import selectors
-from .models import Shipment
+from .models import EventCode, Shipment, ShipmentStatus
 
 
 def freight_plan_data(shipment: Shipment) -> dict:
@@ -15,6 +15,11 @@ def freight_plan_data(shipment: Shipment) -> dict:
 
     Raises NoRateError when the lane has no valid rate.
     """
+    if shipment_is_booked(shipment):
+        return booked_plan_data(shipment)
+    route = selectors.freight_route(shipment)
+    if route is not None:
+        return route_plan_data(shipment, route)
     recommendation, options = selectors.freight_plan(shipment)
     if recommendation is None:
         return {
@@ -23,8 +28,8 @@ def freight_plan_data(shipment: Shipment) -> dict:
             "landed_cost": None,
             "message": "Add lines (with catalogue dimensions) or packages to plan freight.",
         }
-    chosen_cost = _recommended_cost(recommendation)
-    landed = selectors.landed_cost(shipment, chosen_cost) if chosen_cost is not None else None
+    # Raises CurrencyMismatch when freight or fees cannot be converted into the shipment's currency.
+    landed = selectors.landed_cost_for_plan(shipment, recommendation)
     recommended = jsonable(recommendation)
     recommended.pop("options", None)  # listed once, under "options"
     return {
@@ -34,9 +39,88 @@ def freight_plan_data(shipment: Shipment) -> dict:
     }
 
 
+def route_plan_data(shipment: Shipment, route) -> dict:
+    """A consolidation as the route it is: each leg with its options and the one chosen for it, the
+    hub handling, the total, and the landed cost with the main carriage as the customs freight."""
+    landed = selectors.landed_cost_for_route(shipment, route)
+    return {
+        "recommendation": None,
+        "options": [],
+        "route": jsonable(route),
+        "landed_cost": jsonable(landed),
+        "message": f"Priced leg by leg along the route: {len(route.legs)} legs, "
+        f"{route.cost:,.2f} {route.currency}.",
+    }
+
+
 def _recommended_cost(recommendation) -> Decimal | None:
     if recommendation.split is not None:
         return recommendation.split.cost
     if recommendation.option is not None:
         return recommendation.option.cost
     return None
+
+
+# From booking on, the plan is what was booked: options priced from today would mark a shipment in
+# the air "late" against rates nobody will use (issue 11).
+BOOKED_STATUSES = frozenset(
+    {
+        ShipmentStatus.BOOKED,
+        ShipmentStatus.IN_TRANSIT,
+        ShipmentStatus.AT_CUSTOMS,
+        ShipmentStatus.CLEARED,
+        ShipmentStatus.DELIVERED,
+    }
+)
+
+
+def shipment_is_booked(shipment: Shipment) -> bool:
+    held_after_booking = shipment.status == ShipmentStatus.ON_HOLD and shipment.held_from in BOOKED_STATUSES
+    return shipment.status in BOOKED_STATUSES or held_after_booking
+
+
+def booked_plan_data(shipment: Shipment) -> dict:
+    """What was booked (legs with carrier, transport document and dates) and what it cost, as
+    recorded: the freight charge. The option chosen at booking and the carrier's cost are not
+    stored, so they are not invented from today's rates."""
+    booked_event = shipment.events.filter(code=EventCode.BOOKED).order_by("occurred_at").first()
+    legs = [
+        {
+            "sequence": leg.sequence,
+            "role": leg.role,
+            "mode": leg.mode,
+            "carrier": leg.carrier,
+            "transport_document": leg.transport_document,
+            "origin": str(leg.origin),
+            "destination": str(leg.destination),
+            "planned_departure": leg.planned_departure,
+            "planned_arrival": leg.planned_arrival,
+            "actual_departure": leg.actual_departure,
+            "actual_arrival": leg.actual_arrival,
+        }
+        for leg in shipment.legs.select_related("origin", "destination").order_by("sequence")
+    ]
+    charge = shipment.freight_charge
+    cost = (
+        f"Freight charge recorded: {charge:,.2f} {shipment.currency}."
+        if charge is not None
+        else "No freight charge is recorded for it."
+    )
+    return {
+        "recommendation": None,
+        "options": [],
+        "landed_cost": None,
+        "booked": jsonable(
+            {
+                "status": shipment.status,
+                "mode": shipment.mode,
+                "booked_at": booked_event.occurred_at if booked_event else None,
+                "freight_charge": charge,
+                "currency": shipment.currency,
+                "eta": shipment.eta,
+                "legs": legs,
+            }
+        ),
+        "message": f"Booked ({shipment.get_mode_display().lower()}): freight options are not re-priced "
+        f"once a shipment is booked. {cost}",
+    }

@@ -7,11 +7,13 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import Organisation
+from apps.catalog.models import Part
 
 from .engines import freight as freight_engine
 from .engines import landed_cost as landed_cost_engine
@@ -25,8 +27,10 @@ from .engines.record_parties import (
 from .models import (
     DestinationTax,
     EventCode,
+    ExchangeRate,
     FreightRate,
     Leg,
+    LegRole,
     LineSerial,
     Package,
     PackageItem,
@@ -61,19 +65,38 @@ def is_late(shipment: Shipment, today: dt.date | None = None) -> bool:
 
 
 def shipment_refresh_eta(shipment: Shipment) -> dt.date | None:
-    """ETA: the delivery date once delivered; else the newest ETA a partner reported; else the
-    planned arrival of the last leg."""
+    """ETA at the destination: the delivery date once delivered; else the newest ETA a partner
+    reported (not on an inbound leg: that is the hub's); else the planned arrival of the leg that
+    reaches the destination, else of the main carriage. An inbound leg, whatever its sequence,
+    reaches only the hub (issue 11)."""
     delivered = shipment.events.filter(code=EventCode.DELIVERED).order_by("occurred_at").first()
     if delivered is not None:
         eta = delivered.occurred_at.date()
     else:
-        reported = shipment.events.filter(eta__isnull=False).order_by("-occurred_at", "-id").first()
-        last_leg = shipment.legs.filter(planned_arrival__isnull=False).order_by("-sequence").first()
-        eta = reported.eta if reported else (last_leg.planned_arrival if last_leg else None)
+        reported = (
+            shipment.events.filter(eta__isnull=False)
+            .exclude(leg__role=LegRole.INBOUND)
+            .order_by("-occurred_at", "-id")
+            .first()
+        )
+        eta = reported.eta if reported else planned_destination_arrival(shipment)
     if eta != shipment.eta:
         Shipment.objects.filter(pk=shipment.pk).update(eta=eta)
         shipment.eta = eta
     return eta
+
+
+def planned_destination_arrival(shipment: Shipment) -> dt.date | None:
+    """The planned arrival of the leg that reaches the destination, else of the main carriage
+    (then the goods are at the destination's gateway); never of an inbound leg."""
+    legs = list(
+        shipment.legs.filter(planned_arrival__isnull=False)
+        .exclude(role=LegRole.INBOUND)
+        .only("sequence", "destination_id", "planned_arrival")
+    )
+    reaching = [leg for leg in legs if leg.destination_id == shipment.destination_id]
+    last = max(reaching or legs, key=lambda leg: leg.sequence, default=None)
+    return last.planned_arrival if last else None
 
 
 def shipment_detail_queryset():
@@ -251,20 +274,78 @@ def document_problems(shipment: Shipment) -> list[str]:
 # --- freight ----------------------------------------------------------------------------------
 
 
+def freight_limits() -> freight_engine.FreightLimits:
+    """The engine's aircraft and container limits, with any overrides from
+    settings.RACKPASS_FREIGHT_LIMITS (a dict of FreightLimits field → number)."""
+    overrides = getattr(settings, "RACKPASS_FREIGHT_LIMITS", None) or {}
+    if not overrides:
+        return freight_engine.DEFAULT_LIMITS
+    return freight_engine.FreightLimits(**{name: Decimal(str(value)) for name, value in overrides.items()})
+
+
+def part_dangerous_goods(part, units: int = 1) -> freight_engine.DangerousGoods | None:
+    """How `units` units of a part in one package are classified (None without lithium batteries).
+    A part with batteries and no recorded packing is read as batteries contained in equipment."""
+    if not part.contains_lithium_batteries:
+        return None
+    batteries = freight_engine.LithiumBatteries(
+        packing=part.lithium_battery_packing or freight_engine.BATTERIES_IN_EQUIPMENT,
+        battery_wh=part.lithium_battery_wh,
+        net_kg_per_unit=part.lithium_battery_net_kg,
+    )
+    return freight_engine.classify_lithium_batteries(batteries, units)
+
+
+def _package_goods(items) -> tuple[freight_engine.DangerousGoods, ...]:
+    """One classification per part in the package, for the units of it the package holds."""
+    units: dict[int, list] = {}
+    for item in items:
+        entry = units.setdefault(item.line.part_id, [item.line.part, 0])
+        entry[1] += item.quantity
+    goods = (part_dangerous_goods(part, n) for part, n in units.values())
+    return tuple(g for g in goods if g is not None)
+
+
+_PART_FIGURES = (
+    "part__unit_weight_kg",
+    "part__length_cm",
+    "part__width_cm",
+    "part__height_cm",
+)
+
+
+def _missing_figures(number: int, quantity: int, name: str, weight, length, width, height) -> str:
+    missing = []
+    if not weight or weight <= 0:
+        missing.append("no weight")
+    if any(not side or side <= 0 for side in (length, width, height)):
+        missing.append("no dimensions")
+    return f"line {number} ({quantity} × {name}): {' and '.join(missing)}" if missing else ""
+
+
 def shipment_pieces(shipment: Shipment) -> list[freight_engine.Piece]:
-    """The packages as freight pieces; before packing, each line's parts by catalogue dimensions."""
+    """The packages as freight pieces, and the units not yet packed by catalogue dimensions.
+
+    Raises MissingFiguresError naming every unpacked line whose part has no weight or dimensions,
+    rather than leave it out of the plan. Packages are not stackable: nothing records that one
+    may bear another."""
+    return [piece for piece, _lines in shipment_pieces_by_line(shipment)]
+
+
+def shipment_pieces_by_line(shipment: Shipment) -> list[tuple[freight_engine.Piece, frozenset[int]]]:
+    """`shipment_pieces`, each with the ids of the lines it holds (to put it on its inbound leg)."""
     packages = list(
         shipment.packages.prefetch_related(
             Prefetch("items", queryset=PackageItem.objects.select_related("line__part"))
         )
     )
-    if packages:
-        pieces = []
-        for package in packages:
-            items = list(package.items.all())
-            value = sum((i.line.unit_value * i.quantity for i in items), Decimal("0"))
-            top = max(items, key=lambda i: i.line.unit_value * i.quantity, default=None)
-            pieces.append(
+    pieces = []
+    for package in packages:
+        items = list(package.items.all())
+        value = sum((i.line.unit_value * i.quantity for i in items), Decimal("0"))
+        top = max(items, key=lambda i: i.line.unit_value * i.quantity, default=None)
+        pieces.append(
+            (
                 freight_engine.Piece(
                     length_cm=package.length_cm,
                     width_cm=package.width_cm,
@@ -274,33 +355,70 @@ def shipment_pieces(shipment: Shipment) -> list[freight_engine.Piece]:
                     value=value,
                     category=top.line.part.category if top else "other",
                     label=f"package {package.number}",
-                )
+                    dangerous_goods=_package_goods(items),
+                ),
+                frozenset(i.line_id for i in items),
             )
-        return pieces
-    # Before packing: plain values, not model instances (a 1,000-line shipment reads 8 figures a line).
-    rows = shipment.lines.filter(part__unit_weight_kg__gt=0, part__length_cm__gt=0).values_list(
-        "line_number",
-        "quantity",
-        "unit_value",
-        "part__length_cm",
-        "part__width_cm",
-        "part__height_cm",
-        "part__unit_weight_kg",
-        "part__category",
-    )
-    return [
-        freight_engine.Piece(
-            length_cm=length,
-            width_cm=width,
-            height_cm=height,
-            gross_kg=weight,
-            quantity=quantity,
-            value=unit_value * quantity,
-            category=category,
-            label=f"line {number}",
         )
-        for number, quantity, unit_value, length, width, height, weight, category in rows
+    # Units not packed (all of them before packing): plain values, not model instances, so a
+    # 1,000-line shipment reads a dozen figures a line; battery parts are read once each.
+    rows = (
+        shipment.lines.annotate(packed=Coalesce(Sum("package_items__quantity"), 0))
+        .filter(quantity__gt=F("packed"))
+        .values_list(
+            "line_number",
+            "quantity",
+            "packed",
+            "unit_value",
+            "description",
+            "part_id",
+            "part__contains_lithium_batteries",
+            "part__category",
+            *_PART_FIGURES,
+            "id",
+        )
+        .order_by("line_number")
+    )
+    rows = list(rows)
+    missing = [
+        problem
+        for number, quantity, packed, _v, description, _p, _b, _c, *figures, _id in rows
+        if (problem := _missing_figures(number, quantity - packed, description, *figures))
     ]
+    if missing:
+        raise freight_engine.MissingFiguresError(missing)
+    battery_parts = {
+        part.pk: part
+        for part in Part.objects.filter(pk__in={row[5] for row in rows if row[6]}).only(
+            "contains_lithium_batteries",
+            "lithium_battery_packing",
+            "lithium_battery_wh",
+            "lithium_battery_net_kg",
+        )
+    }
+    for row in rows:
+        number, quantity, packed, unit_value = row[:4]
+        part_id, category = row[5], row[7]
+        weight, length, width, height, line_id = row[8:]
+        left = quantity - packed
+        goods = part_dangerous_goods(battery_parts[part_id]) if part_id in battery_parts else None
+        pieces.append(
+            (
+                freight_engine.Piece(
+                    length_cm=length,
+                    width_cm=width,
+                    height_cm=height,
+                    gross_kg=weight,
+                    quantity=left,
+                    value=unit_value * left,
+                    category=category,
+                    label=f"line {number}" if not packed else f"line {number} (unpacked)",
+                    dangerous_goods=(goods,) if goods else (),
+                ),
+                frozenset({line_id}),
+            )
+        )
+    return pieces
 
 
 def lane_rates(origin_country: str, destination_country: str, on: dt.date) -> list[freight_engine.Rate]:
@@ -344,27 +462,201 @@ def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
             f"valid on {ready.isoformat()}. Add one in the rate table."
         )
     # `recommend` prices every rate once and keeps the single-mode options it compared.
-    recommendation = freight_engine.recommend(pieces, rates, ready, shipment.required_by)
+    recommendation = freight_engine.recommend(
+        pieces, rates, ready, shipment.required_by, limits=freight_limits()
+    )
     return recommendation, recommendation.options
 
 
-def landed_cost(shipment: Shipment, freight_cost: Decimal):
-    tax = DestinationTax.objects.filter(country=shipment.destination.country).first()
+def _rate(r: FreightRate) -> freight_engine.Rate:
+    return freight_engine.Rate(
+        mode=r.mode,
+        origin_country=r.origin_country,
+        destination_country=r.destination_country,
+        currency=r.currency,
+        transit_days=r.transit_days,
+        price_per_kg=r.price_per_kg,
+        container_prices=r.container_prices,
+        price_per_cbm=r.price_per_cbm,
+        price_per_tonne=r.price_per_tonne,
+        minimum_charge=r.minimum_charge,
+        valid_from=r.valid_from,
+        valid_to=r.valid_to,
+        carrier=r.carrier,
+        service=r.service,
+    )
+
+
+def route_legs(shipment: Shipment) -> list[Leg]:
+    """The shipment's legs with their sites and lines (uses the detail page's prefetch when present)."""
+    return sorted(
+        shipment.legs.select_related("origin", "destination").prefetch_related("lines"),
+        key=lambda leg: leg.sequence,
+    )
+
+
+def is_consolidation(legs: list[Leg]) -> bool:
+    """A shipment with inbound legs is a route through a hub, priced leg by leg (issue 11); without
+    them its lane is origin → destination, as before."""
+    return any(leg.role == LegRole.INBOUND for leg in legs)
+
+
+def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: list[Leg] | None = None):
+    """The consolidation priced leg by leg (freight_engine.plan_route), or None without inbound legs.
+
+    Each inbound leg carries the pieces of its lines (Leg.lines) from its origin's country to the
+    hub's, leaving on its planned departure or the plan date; the main carriage carries every piece
+    from the hub to the destination. Lines on no inbound leg are taken to be at the hub already,
+    and the plan says so. Without a main leg, the main carriage is hub → shipment destination.
+    Rates of every lane are read in one query; no hub handling charge is kept in the data yet."""
+    legs = route_legs(shipment) if legs is None else legs
+    if not is_consolidation(legs):
+        return None
+    start = plan_date(shipment, today)
+    pieces = shipment_pieces_by_line(shipment)
+    if not pieces:
+        return None
+    inbound = [leg for leg in legs if leg.role == LegRole.INBOUND]
+    hub = inbound[0].destination
+    requests = []
+    carried: set[int] = set()
+    for leg in inbound:
+        lines = {line.pk for line in leg.lines.all()}
+        carried |= lines
+        requests.append(
+            freight_engine.RouteLeg(
+                sequence=leg.sequence,
+                role=leg.role,
+                origin_country=leg.origin.country,
+                destination_country=leg.destination.country,
+                pieces=tuple(piece for piece, held in pieces if held & lines),
+                ready_date=leg.planned_departure or start,
+                label=f"Leg {leg.sequence}: {leg.origin.name} → {leg.destination.name}",
+            )
+        )
+    after = [leg for leg in legs if leg.role != LegRole.INBOUND]
+    everything = tuple(piece for piece, _held in pieces)
+    for leg in after:
+        requests.append(
+            freight_engine.RouteLeg(
+                sequence=leg.sequence,
+                role=leg.role,
+                origin_country=leg.origin.country,
+                destination_country=leg.destination.country,
+                pieces=everything,
+                ready_date=leg.planned_departure or start,
+                label=f"Leg {leg.sequence}: {leg.origin.name} → {leg.destination.name}",
+            )
+        )
+    if not after:
+        requests.append(
+            freight_engine.RouteLeg(
+                sequence=max(leg.sequence for leg in legs) + 1,
+                role=LegRole.MAIN,
+                origin_country=hub.country,
+                destination_country=shipment.destination.country,
+                pieces=everything,
+                ready_date=start,
+                label=f"Main carriage (no leg yet): {hub.name} → {shipment.destination.name}",
+            )
+        )
+    lanes = Q()
+    for request in requests:
+        lanes |= Q(origin_country=request.origin_country, destination_country=request.destination_country)
+    rates = [_rate(r) for r in FreightRate.objects.filter(lanes)]
+    route = freight_engine.plan_route(
+        requests, rates, shipment.required_by, hub_name=hub.name, limits=freight_limits()
+    )
+    at_hub = [piece.label for piece, held in pieces if not held & carried]
+    if at_hub:
+        route.reasons.insert(
+            0,
+            f"On no inbound leg, so taken to be at {hub.name} already: {', '.join(at_hub[:10])}"
+            + (f" and {len(at_hub) - 10} more" if len(at_hub) > 10 else ""),
+        )
+    return route
+
+
+def landed_cost_for_route(shipment: Shipment, route, *, today: dt.date | None = None):
+    """The landed cost of a route: the main carriage's freight (the leg reaching the destination) is
+    the freight in the customs value; legs to the hub are not counted in it."""
+    main = next(leg for leg in route.legs if leg.sequence == route.main)
+    option = main.chosen
+    if option is None:
+        return None
+    return landed_cost(
+        shipment,
+        option.cost,
+        freight_currency=option.currency,
+        air_freight_cost=option.cost if option.mode == "air" else Decimal("0"),
+        today=today,
+    )
+
+
+def plan_date(shipment: Shipment, today: dt.date | None = None) -> dt.date:
+    """The date a freight plan is priced on: the later of the ready date and today. Freight rates and
+    (for the landed cost) exchange rates are read as of this date."""
+    return max(shipment.ready_date, today or timezone.localdate())
+
+
+def _line_refs(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in sorted(numbers)[:5])
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def landed_cost(
+    shipment: Shipment,
+    freight_cost: Decimal,
+    *,
+    freight_currency: str | None = None,
+    air_freight_cost: Decimal = Decimal("0"),
+    air_goods_value: Decimal | None = None,
+    today: dt.date | None = None,
+):
+    """The landed-cost estimate of the shipment with `freight_cost` (in `freight_currency`, default the
+    shipment's), by the destination's tax and valuation rules (`DestinationTax`) and tariff.
+
+    Freight and fees in another currency than the shipment's are converted at the latest
+    `ExchangeRate` on or before the plan date (`plan_date`: the later of the ready date and today,
+    the date the freight rates are read on); without one the engine raises `CurrencyMismatch`.
+    A charged insurance premium (`insurance_charge`) is used as it is; otherwise insurance is
+    estimated from the insured value or the goods and freight."""
+    country = shipment.destination.country
+    tax = DestinationTax.objects.filter(country=country).first()
     tariff = [
         landed_cost_engine.TariffLine(hs_prefix=t.hs_prefix, duty_rate=t.duty_rate, note=t.note)
-        for t in TariffRate.objects.filter(destination_country=shipment.destination.country)
+        for t in TariffRate.objects.filter(destination_country=country)
     ]
     # Duty depends on the HS code only: one line per code keeps the estimate (and its explanation)
     # the size of the tariff, not of the shipment.
     by_code: dict[str, Decimal] = {}
-    for hs_code, unit_value, quantity in shipment.lines.values_list("hs_code", "unit_value", "quantity"):
+    numbers: dict[str, list[int]] = {}
+    rows = shipment.lines.values_list("hs_code", "unit_value", "quantity", "line_number")
+    for hs_code, unit_value, quantity, number in rows:
         by_code[hs_code] = by_code.get(hs_code, Decimal("0")) + unit_value * quantity
+        numbers.setdefault(hs_code, []).append(number)
     lines = sorted(by_code.items())
     goods = sum((value for _, value in lines), Decimal("0"))
-    insurance = None
-    if shipment.insurance_value:
-        insurance = (shipment.insurance_value * landed_cost_engine.DEFAULT_INSURANCE_RATE).quantize(
-            Decimal("0.01")
+    currency = shipment.currency
+    freight_currency = freight_currency or currency
+    fees_currency = tax.currency if tax else currency
+    on = plan_date(shipment, today)
+    foreign = {freight_currency, fees_currency} - {currency}
+    exchange_rates = []
+    if foreign:
+        exchange_rates = [
+            landed_cost_engine.ExchangeRate(r.base, r.quote, r.rate, r.valid_on, r.source)
+            for r in ExchangeRate.objects.filter(
+                Q(base=currency, quote__in=foreign) | Q(base__in=foreign, quote=currency), valid_on__lte=on
+            )
+        ]
+    rules = landed_cost_engine.ValuationRules()
+    if tax:
+        rules = landed_cost_engine.ValuationRules(
+            air_freight_cap_of_fob=tax.air_freight_cap_of_fob,
+            insurance_of_fob_when_unknown=tax.insurance_of_fob_when_unknown,
+            citation=tax.valuation_rules_citation,
         )
     return landed_cost_engine.landed_cost(
         landed_cost_engine.LandedCostInput(
@@ -372,23 +664,62 @@ def landed_cost(shipment: Shipment, freight_cost: Decimal):
             valuation_basis=tax.valuation_basis if tax else "CIF",
             goods_value=goods,
             freight_cost=freight_cost,
-            insurance_cost=insurance,
+            freight_currency=freight_currency,
+            air_freight_cost=air_freight_cost,
+            air_goods_value=air_goods_value,
+            insurance_cost=shipment.insurance_charge,
+            insured_value=shipment.insurance_value or None,
             lines=lines,
+            line_refs={code: _line_refs(found) for code, found in numbers.items()},
             tariff=tariff,
-            vat_rate=tax.vat_rate if tax else Decimal("0"),
+            vat_rate=tax.vat_rate if tax else None,
             social_welfare_surcharge_rate=tax.levy_on_duty_rate if tax else Decimal("0"),
             brokerage_fee=tax.brokerage_fee if tax else Decimal("0"),
             handling_fee=tax.handling_fee if tax else Decimal("0"),
-            currency=shipment.currency,
+            fees_currency=fees_currency,
+            currency=currency,
+            destination=country,
+            valuation_rules=rules,
+            exchange_rates=exchange_rates,
+            exchange_date=on,
         )
     )
 
 
+def landed_cost_for_plan(shipment: Shipment, recommendation, *, today: dt.date | None = None):
+    """The landed cost of a recommended freight plan (one option or an air/ocean split); None when the
+    recommendation has neither. Air freight is marked as such so that a cap on it can apply."""
+    if recommendation.split is not None:
+        air = recommendation.split.air
+        flown = set(air.pieces_labels)
+        air_goods = sum((p.value for p in shipment_pieces(shipment) if p.label in flown), Decimal("0"))
+        return landed_cost(
+            shipment,
+            recommendation.split.cost,
+            freight_currency=air.currency,
+            air_freight_cost=air.cost,
+            air_goods_value=air_goods or None,  # no values on the flown pieces: cap on all the goods
+            today=today,
+        )
+    option = recommendation.option
+    if option is None:
+        return None
+    return landed_cost(
+        shipment,
+        option.cost,
+        freight_currency=option.currency,
+        air_freight_cost=option.cost if option.mode == "air" else Decimal("0"),
+        today=today,
+    )
+
+
+# The commonest line (a server's small cell); the classification below decides each package's.
 UN3481 = "UN3481 Lithium ion batteries contained in equipment, class 9, PI967 Section II"
 
 
 def package_dangerous_goods(package: Package) -> list[str]:
-    """Uses the package's prefetched items when present (no query per package in lists)."""
-    if any(item.line.part.contains_lithium_batteries for item in package.items.all()):
-        return [UN3481]
-    return []
+    """The dangerous-goods lines of a package, classified from its parts' battery data
+    (freight_engine.classify_lithium_batteries), the same classification freight is planned on.
+    Uses the package's prefetched items when present (no query per package in lists)."""
+    texts = [goods.text for goods in _package_goods(package.items.all())]
+    return list(dict.fromkeys(texts))

@@ -21,6 +21,7 @@ from . import hooks, selectors
 from .engines import workflow
 from .models import (
     EventCode,
+    ExchangeRate,
     FreightRate,
     Leg,
     LegRole,
@@ -33,6 +34,7 @@ from .models import (
     ShipmentParty,
     ShipmentStatus,
     Site,
+    SiteKind,
     TrackingEvent,
 )
 
@@ -360,30 +362,115 @@ def package_remove(*, package: Package) -> None:
 
 @transaction.atomic
 def leg_add(*, shipment: Shipment, fields: dict[str, Any], lines: list[ShipmentLine] | None = None) -> Leg:
-    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    """Add a leg, checked as a link of the route (`_route_problems`)."""
+    shipment = Shipment.objects.select_for_update().select_related("destination").get(pk=shipment.pk)
     if shipment.status in workflow.TERMINAL:
         raise ValidationError(
             {"shipment": f"{shipment.reference} is {shipment.get_status_display().lower()}."}
         )
     sequence = (shipment.legs.aggregate(n=Max("sequence"))["n"] or 0) + 1
-    leg = _save(Leg(shipment=shipment, sequence=fields.pop("sequence", None) or sequence), **fields)
-    if lines:
-        foreign = [line for line in lines if line.shipment_id != shipment.pk]
-        if foreign:
-            raise ValidationError({"lines": "Every line must belong to this shipment."})
-        leg.lines.set(lines)
-    selectors.shipment_refresh_eta(shipment)
-    return leg
+    leg = Leg(shipment=shipment, sequence=fields.pop("sequence", None) or sequence)
+    return _leg_save(shipment, leg, fields, lines or [])
 
 
 @transaction.atomic
 def leg_update(*, leg: Leg, fields: dict[str, Any], lines: list[ShipmentLine] | None = None) -> Leg:
+    """Change a leg; the route is checked again with the leg as changed."""
+    # The shipment first, as leg_add locks it: two writers of one route queue instead of both passing.
+    shipment = Shipment.objects.select_for_update().select_related("destination").get(pk=leg.shipment_id)
     leg = Leg.objects.select_for_update().get(pk=leg.pk)
-    _save(leg, **fields)
-    if lines is not None:
-        leg.lines.set(lines)
-    selectors.shipment_refresh_eta(leg.shipment)
+    return _leg_save(shipment, leg, fields, list(leg.lines.all()) if lines is None else lines)
+
+
+def _leg_save(shipment: Shipment, leg: Leg, fields: dict[str, Any], lines: list[ShipmentLine]) -> Leg:
+    for name, value in fields.items():
+        setattr(leg, name, value)
+    leg.full_clean()
+    if any(line.shipment_id != shipment.pk for line in lines):
+        raise ValidationError({"lines": "Every line must belong to this shipment."})
+    others = list(
+        shipment.legs.exclude(pk=leg.pk).select_related("origin", "destination").prefetch_related("lines")
+    )
+    problems = _route_problems(shipment, leg, lines, others)
+    if problems:
+        raise ValidationError(problems)
+    leg.save()
+    leg.lines.set(lines)
+    selectors.shipment_refresh_eta(shipment)
     return leg
+
+
+HUB_KINDS = frozenset({SiteKind.WAREHOUSE})
+GATEWAY_KINDS = frozenset({SiteKind.AIRPORT, SiteKind.SEAPORT})
+
+
+def _route_problems(
+    shipment: Shipment, leg: Leg, lines: list[ShipmentLine], others: list[Leg]
+) -> dict[str, list[str]]:
+    """What keeps `leg` from being a link of the shipment's route, by field. The route: inbound
+    legs bring each supplier's lines to one hub (each line once), the main carriage leaves from
+    that hub and reaches the destination — or an airport or seaport of its country, from which
+    an onward leg reaches it."""
+    problems: dict[str, list[str]] = {}
+
+    def refuse(field: str, message: str) -> None:
+        problems.setdefault(field, []).append(message)
+
+    destination = shipment.destination
+    main = next((other for other in others if other.role == LegRole.MAIN), None)
+    inbound = [other for other in others if other.role == LegRole.INBOUND]
+    hub_leg = inbound[0] if inbound else None
+    if leg.role == LegRole.INBOUND:
+        if leg.origin_id == destination.pk:
+            refuse(
+                "origin",
+                f"An inbound leg never starts at the shipment's destination, {destination}: "
+                "it brings a supplier's goods to the hub.",
+            )
+        if leg.destination.kind not in HUB_KINDS:
+            refuse(
+                "destination",
+                f"An inbound leg ends at the consolidation hub, one of our warehouses; {leg.destination} "
+                f"is a {leg.destination.get_kind_display().lower()}.",
+            )
+        elif hub_leg is not None and leg.destination_id != hub_leg.destination_id:
+            refuse(
+                "destination",
+                f"Inbound legs end at one hub: leg {hub_leg.sequence} ends at {hub_leg.destination}.",
+            )
+        elif main is not None and leg.destination_id != main.origin_id:
+            refuse(
+                "destination",
+                f"The main carriage (leg {main.sequence}) starts at {main.origin}; inbound legs end there.",
+            )
+        carried = {line.pk: other for other in inbound for line in other.lines.all()}
+        for line in sorted(lines, key=lambda line: line.line_number):
+            if line.pk in carried:
+                refuse(
+                    "lines",
+                    f"Line {line.line_number} is carried to the hub by leg {carried[line.pk].sequence} already.",
+                )
+    elif leg.role == LegRole.MAIN:
+        if main is not None:
+            refuse("role", f"Leg {main.sequence} is the main carriage already; a shipment has one.")
+        if hub_leg is not None and leg.origin_id != hub_leg.destination_id:
+            refuse(
+                "origin",
+                f"The main carriage starts at the hub the inbound legs end at, {hub_leg.destination}.",
+            )
+        gateway = leg.destination.kind in GATEWAY_KINDS and leg.destination.country == destination.country
+        if leg.destination_id != destination.pk and not gateway:
+            refuse(
+                "destination",
+                f"The main carriage ends at the shipment's destination, {destination} (or at an airport "
+                f"or seaport in {destination.get_country_display()}, for an onward leg to it).",
+            )
+    elif leg.role == LegRole.ONWARD:
+        if leg.destination_id != destination.pk:
+            refuse("destination", f"An onward leg ends at the shipment's destination, {destination}.")
+        if main is not None and main.destination_id != destination.pk and leg.origin_id != main.destination_id:
+            refuse("origin", f"The onward leg starts where the main carriage ends, {main.destination}.")
+    return problems
 
 
 # --- the status flow ------------------------------------------------------------------------
@@ -425,7 +512,35 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
         if not shipment.legs.filter(role=LegRole.MAIN).exists():
             problems.append("No main-carriage leg is planned.")
         problems.extend(selectors.document_problems(shipment))
+    elif target == ShipmentStatus.CANCELLED:
+        problems.extend(
+            workflow.cancel_problems(
+                workflow.Status(shipment.status),
+                held_from=workflow.Status(shipment.held_from) if shipment.held_from else None,
+                departed_at=departed_at(shipment),
+            )
+        )
     return problems
+
+
+def departed_at(shipment: Shipment) -> dt.datetime | None:
+    """When the goods left on the main carriage by the evidence: the earliest departure milestone
+    not on an inbound leg, or actual departure of a leg that is not inbound (None: not departed)."""
+    event = (
+        shipment.events.filter(code=EventCode.DEPARTED)
+        .exclude(leg__role=LegRole.INBOUND)
+        .order_by("occurred_at")
+        .values_list("occurred_at", flat=True)
+        .first()
+    )
+    leg = (
+        shipment.legs.filter(actual_departure__isnull=False)
+        .exclude(role=LegRole.INBOUND)
+        .order_by("actual_departure")
+        .values_list("actual_departure", flat=True)
+        .first()
+    )
+    return min((t for t in (event, leg) if t is not None), default=None)
 
 
 @transaction.atomic
@@ -576,7 +691,13 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
     """Move the status as far as the shipment's events (ordered by when they happened, not by when
     they arrived) prove; record the steps taken on the way as inferred, or why nothing moved."""
     legs = list(shipment.legs.all())
-    later_legs = {leg.pk for leg in legs if any(other.sequence > leg.sequence for other in legs)}
+    # A leg followed on the route by an onward one is not final; inbound legs (to the hub) follow
+    # nothing, whatever their sequence (issue 11).
+    later_legs = {
+        leg.pk
+        for leg in legs
+        if any(other.sequence > leg.sequence and other.role != LegRole.INBOUND for other in legs)
+    }
     events = list(shipment.events.select_related("leg"))
     outcome = workflow.settle(
         workflow.Status(shipment.status),
@@ -584,6 +705,7 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
         _milestone(shipment, event, later_legs),
         held_from=workflow.Status(shipment.held_from) if shipment.held_from else None,
         hold_kind=shipment.hold_kind or None,
+        held_since=shipment.status_changed_at if shipment.status == ShipmentStatus.ON_HOLD else None,
     )
     label = event.get_code_display()
     said = remarks or f"{label} at {location}".strip()
@@ -597,21 +719,20 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
                 reason=f"{label}: {remarks}",
                 check_capability=False,
             )
-        if outcome.hold:
-            shipment = shipment_transition(
-                shipment=shipment, target=ShipmentStatus.ON_HOLD, actor=actor, reason=said,
-                hold_kind=workflow.HoldKind.CUSTOMS, check_capability=False,
-            )  # fmt: skip
-        for n, step in enumerate(outcome.steps, start=1):
-            inferred = n < len(outcome.steps)
+        for step in outcome.steps:
             reason = (
                 f"inferred from {label} of {event.occurred_at:%Y-%m-%d %H:%M} (event {event.pk})"
-                if inferred
+                if step in outcome.inferred
                 else said
             )
             shipment = shipment_transition(
                 shipment=shipment, target=step, actor=actor, reason=reason, check_capability=False
             )
+        if outcome.hold:
+            shipment = shipment_transition(
+                shipment=shipment, target=ShipmentStatus.ON_HOLD, actor=actor, reason=said,
+                hold_kind=workflow.HoldKind.CUSTOMS, check_capability=False,
+            )  # fmt: skip
     except TransitionRefused as exc:
         # A guard refused a step: the status stays where the last allowed step put it.
         note = f"Stopped at {shipment.get_status_display().lower()}: {' '.join(exc.reasons)}"
@@ -651,4 +772,10 @@ def site_update(*, site: Site, fields: dict[str, Any]) -> Site:
 @transaction.atomic
 def freight_rate_save(*, rate: FreightRate, fields: dict[str, Any]) -> FreightRate:
     """Create or change a lane's rate; the model checks prices fit the mode and dates are in order."""
+    return _save(rate, **fields)
+
+
+@transaction.atomic
+def exchange_rate_save(*, rate: ExchangeRate, fields: dict[str, Any]) -> ExchangeRate:
+    """Create or change a dated exchange rate; the model checks two currencies and a positive rate."""
     return _save(rate, **fields)

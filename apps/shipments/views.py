@@ -19,6 +19,7 @@ from apps.core.tasks_outbox import owed_messages
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin, add_service_errors
 
 from . import selectors, services
+from .disclosure import freight_plan_for
 from .engines import workflow
 from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
@@ -98,8 +99,11 @@ class ShipmentUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
 def _actions_for(user, shipment: Shipment) -> list[dict]:
     """The status buttons this user may press now (the service still checks everything)."""
     current = workflow.Status(shipment.status)
+    held_from = workflow.Status(shipment.held_from) if shipment.held_from else None
     actions = []
     for target in workflow.ORDER + [workflow.Status.ON_HOLD, workflow.Status.CANCELLED]:
+        if target == workflow.Status.CANCELLED and workflow.cancel_problems(current, held_from=held_from):
+            continue  # held after departure: goods on their way are not cancelled
         if workflow.can_move(current, target) and user.can(
             services.TRANSITION_CAPABILITY[ShipmentStatus(target)]
         ):
@@ -195,8 +199,8 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "missing_documents": _missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(),
-        "leg_form": forms_override.get("leg_form") or LegForm(user=user),
-        "event_form": forms_override.get("event_form") or EventForm(),
+        "leg_form": forms_override.get("leg_form") or LegForm(user=user, shipment=shipment),
+        "event_form": forms_override.get("event_form") or EventForm(shipment=shipment),
         "transition_errors": forms_override.get("transition_errors"),
         "open_form": forms_override.get("open_form", ""),
     }
@@ -243,7 +247,9 @@ class LineAddView(_ShipmentPostView):
 
     def save(self, form):
         data = form.cleaned_data
-        fields = {k: data[k] for k in ("unit_value", "hs_code") if data.get(k) not in (None, "")}
+        fields = {
+            k: data[k] for k in ("unit_value", "hs_code", "country_of_origin") if data.get(k) not in (None, "")
+        }
         line = services.line_add(
             shipment=self.shipment,
             part=data["part"],
@@ -290,17 +296,23 @@ class LegAddView(_ShipmentPostView):
     form_name = "leg_form"
 
     def form_kwargs(self):
-        return {"user": self.request.user}
+        return {"user": self.request.user, "shipment": self.shipment}
 
     def save(self, form):
-        leg = services.leg_add(shipment=self.shipment, fields=dict(form.cleaned_data))
-        return f"{leg} added."
+        fields = dict(form.cleaned_data)
+        lines = list(fields.pop("lines"))
+        leg = services.leg_add(shipment=self.shipment, fields=fields, lines=lines)
+        carried = f", carrying line {', '.join(str(line.line_number) for line in lines)}" if lines else ""
+        return f"{leg} added{carried}."
 
 
 class EventAddView(_ShipmentPostView):
     capability = "shipments.track"
     form_class = EventForm
     form_name = "event_form"
+
+    def form_kwargs(self):
+        return {"shipment": self.shipment}
 
     def save(self, form):
         data = form.cleaned_data
@@ -311,6 +323,7 @@ class EventAddView(_ShipmentPostView):
             occurred_at=data["occurred_at"],
             location=data["location"],
             remarks=data["remarks"],
+            leg=data["leg"],
             eta=data["eta"],
         )
         moved = f"; status now {event.shipment.get_status_display().lower()}" if event.status_after else ""
@@ -363,7 +376,7 @@ class FreightPanelView(CapabilityRequiredMixin, View):
             reference=reference,
         )
         try:
-            plan, error = freight_plan_data(shipment), None
+            plan, error = freight_plan_for(freight_plan_data(shipment), shipment, request.user), None
         except NoRateError as exc:
             plan, error = None, str(exc)
         except ValueError as exc:  # a package that fits no container, mixed currencies …
@@ -408,7 +421,7 @@ class SiteCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
 
 
 class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
-    capability = "freight.view"
+    capability = "freight.rates.view"
     template_name = "shipments/rate_list.html"
     partial_template_name = "shipments/_rate_table.html"
     filterset_class = FreightRateFilter

@@ -1,6 +1,7 @@
 """Settings shared by every environment. Values come from the environment (django-environ)."""
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import environ
@@ -282,6 +283,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "CountryEnum": "apps.core.countries.COUNTRY_CHOICES",
+        "CurrencyEnum": "apps.core.countries.CURRENCY_CHOICES",
         "ShipmentStatusEnum": "apps.shipments.models.ShipmentStatus",
         "OrganisationKindEnum": "apps.accounts.models.OrganisationKind",
         "SiteKindEnum": "apps.shipments.models.SiteKind",
@@ -295,6 +297,19 @@ SPECTACULAR_SETTINGS = {
 
 # Screening: 0.80 is the high-precision threshold public tools use; 0.60 catches more.
 RACKPASS_SCREENING_THRESHOLD = env("RACKPASS_SCREENING_THRESHOLD", default="0.80")
+
+# Freight limits (shipments.engines.freight.FreightLimits, in cm and kg): any field overrides the
+# default, e.g. {"door_clearance_cm": 5, "lower_deck_max_height_cm": 160}; JSON in the environment.
+RACKPASS_FREIGHT_LIMITS = env.json("RACKPASS_FREIGHT_LIMITS", default={})
+
+# Documents whose big tables (of 20 rows or more) have DOCUMENT_PARALLEL_MIN_ROWS rows in all are
+# rendered in DOCUMENT_RENDER_PROCESSES pieces by forked processes (apps/documents/renderer.py);
+# 1 process turns it off.
+DOCUMENT_RENDER_PROCESSES = env.int(
+    "DOCUMENT_RENDER_PROCESSES",
+    default=min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1),
+)
+DOCUMENT_PARALLEL_MIN_ROWS = env.int("DOCUMENT_PARALLEL_MIN_ROWS", default=300)
 
 LOGGING = {
     "version": 1,

@@ -132,17 +132,26 @@ def test_cheapest_container_mix_for_40_m3():
 
 
 def test_two_20ft_beat_a_dear_40ft():
-    # Same 40 m³ without a 40HC price and a 40GP at 4,500: 2 × 20GP (56.1 m³ usable) for 4,000.
-    plan = plan_ocean([load(8, 2400, 5)], {"20GP": D(2000), "40GP": D(4500)})
+    # Planned by floor (issue 11): a 200 × 200 cm crate, not stackable, takes one 2.35 m wide row;
+    # a 20GP (5.90 m) has 2 such rows, a 40GP (12.03 m) 6. Four crates without a 40HC price and a
+    # 40GP at 4,500: 2 × 20GP for 4,000.
+    plan = plan_ocean([load(8, 2400, 4)], {"20GP": D(2000), "40GP": D(4500)})
     assert plan.containers == {"20GP": 2} and plan.cost == D("4000.00")
+    # Five need 3 × 20GP (6,000) by floor, though 40 m³ is under 2 × 33 m³: one 40GP (4,500) wins.
+    plan = plan_ocean([load(8, 2400, 5)], {"20GP": D(2000), "40GP": D(4500)})
+    assert plan.containers == {"40GP": 1} and plan.cost == D("4500.00")
 
 
 def test_payload_bound_load_needs_two_containers():
-    # 30,000 kg in 20 m³: volume fits one 20GP (28.05 m³) but payload 28,000 < 30,000 → 2 × 20GP.
-    plan = plan_ocean([load(2, 3000, 10)], {"20GP": D(2000), "40GP": D(3000)})
+    # 10 stackable 200 × 200 × 50 cm blocks of 3,000 kg (30,000 kg): a 20GP stands 2 on its floor
+    # × (239 - 5 cm clearance) // 50 = 4 high = 8, but its payload takes 28,000 // 3,000 = 9;
+    # one 20GP carries 8 → 2 × 20GP.
+    plan = plan_ocean([load(2, 3000, 10, stackable=True)], {"20GP": D(2000), "40GP": D(3000)})
     assert plan.containers == {"20GP": 2} and plan.cost == D("4000.00")
-    # With only 40' boxes: 26,600 kg payload each → 2 × 40GP.
-    assert plan_ocean([load(2, 3000, 10)], {"40GP": D(3000)}).containers == {"40GP": 2}
+    # With only 40' boxes: 6 × 4 = 24 by floor, 26,600 // 3,000 = 8 by payload → 2 × 40GP.
+    plan = plan_ocean([load(2, 3000, 10, stackable=True, label="CRATES")], {"40GP": D(3000)})
+    assert plan.containers == {"40GP": 2}
+    assert "Piece 'CRATES': 8 a 40GP (6 floor positions × 4 high) (payload-bound)" in plan.reasons[0]
 
 
 def test_rack_crate_taller_than_standard_door_forces_high_cube():
@@ -153,10 +162,13 @@ def test_rack_crate_taller_than_standard_door_forces_high_cube():
 
 
 def test_only_the_tall_share_must_go_high_cube():
-    # 2 tall racks (4.8048 m³) + 70 m³ of ordinary crates = 74.8 m³.
-    # All 20GP (3 × 28.05 = 84.15, 6,000) cannot take the racks; 2 × 40HC = 6,400;
-    # 1 × 40HC (racks + 59.8 m³) + 1 × 20GP (rest) = 5,200 → cheapest.
-    pieces = [rack_crate(quantity=2), load(7, 1000, 10, label="CRATES")]
+    # 2 tall racks (80 × 130 cm) + 24 pallets of 120 × 100 × 150 cm, not stackable.
+    # Floor: a 40HC stands 1203 // 130 = 9 rows × 235 // 80 = 2 racks = 18; 10 rows of 120 cm ×
+    # 2 pallets = 20 pallets. A 20GP: 4 rows × 2 + one turned row of 1 = 9 pallets.
+    # No 20GP takes the racks (door 2.27 m); the 40HC holds them (2/18 of its floor) and
+    # 17 pallets (8/9 × 20 = 17.8); the 20GP the other 7 of its 9 → 1 × 40HC + 1 × 20GP = 5,200,
+    # cheaper than 2 × 40HC (6,400).
+    pieces = [rack_crate(quantity=2), Piece(D(120), D(100), D(150), D(500), quantity=24, label="PALLETS")]
     plan = plan_ocean(pieces, {"20GP": D(2000), "40HC": D(3200)})
     assert plan.containers == {"20GP": 1, "40HC": 1} and plan.cost == D("5200.00")
 

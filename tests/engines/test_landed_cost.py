@@ -37,8 +37,9 @@ def test_longest_matching_prefix_wins():
     assert rate == D("0.10") and line.hs_prefix == "8517"
 
 
-def test_no_tariff_line_means_zero_duty():
-    assert duty_rate_for("940320", TARIFF) == (D("0"), None)
+def test_no_tariff_line_means_the_rate_is_unknown_not_zero():
+    # Issue 11: an HS code the tariff does not list is not duty-free.
+    assert duty_rate_for("940320", TARIFF) == (None, None)
 
 
 def test_tariff_line_validation():

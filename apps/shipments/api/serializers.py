@@ -13,6 +13,7 @@ from ..engines.incoterms import rule as incoterm_rule
 from ..models import (
     EndUseFlag,
     EventCode,
+    ExchangeRate,
     FreightRate,
     Incoterm,
     Leg,
@@ -390,3 +391,9 @@ class FreightRateSerializer(serializers.ModelSerializer):
             "valid_from",
             "valid_to",
         ]
+
+
+class ExchangeRateSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ExchangeRate
+        fields = ["id", "base", "quote", "rate", "valid_on", "source"]

@@ -11,13 +11,16 @@ from apps.core.idempotency import idempotent
 from apps.core.scoping import CHANGE, VIEW
 
 from .. import services
-from ..engines.freight import NoRateError
-from ..filters import FreightRateFilter, ShipmentFilter, SiteFilter
-from ..models import FreightRate, Leg, Package, Shipment, ShipmentLine, Site
+from ..disclosure import freight_plan_for
+from ..engines.freight import CannotCarryError, MissingFiguresError, NoRateError, RateTableConflict
+from ..engines.landed_cost import CurrencyMismatch
+from ..filters import ExchangeRateFilter, FreightRateFilter, ShipmentFilter, SiteFilter
+from ..models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
 from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
 from .serializers import (
     EventSerializer,
+    ExchangeRateSerializer,
     FreightRateSerializer,
     LegSerializer,
     LineSerializer,
@@ -232,6 +235,16 @@ class ShipmentViewSet(
                 "recommendation": serializers.JSONField(),
                 "options": serializers.JSONField(),
                 "landed_cost": serializers.JSONField(),
+                "booked": serializers.JSONField(required=False, help_text="What was booked, once booked."),
+                "route": serializers.JSONField(
+                    required=False,
+                    help_text="A consolidation (inbound legs to a hub) priced leg by leg: each leg's "
+                    "options and chosen option, hub handling and the total.",
+                ),
+                "message": serializers.CharField(required=False),
+                "landed_cost_note": serializers.CharField(
+                    required=False, help_text="Why a partner reads no landed cost (docs/security.md)."
+                ),
             },
         )
     )
@@ -240,9 +253,29 @@ class ShipmentViewSet(
         """Options per mode from the lane's rate table, a recommendation and a landed-cost estimate."""
         shipment = self.get_object()
         try:
-            return Response(freight_plan_data(shipment))
+            return Response(freight_plan_for(freight_plan_data(shipment), shipment, request.user))
         except NoRateError as exc:
             return Response({"lane": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except CurrencyMismatch as exc:
+            # The landed cost cannot be added up in one currency: refuse rather than mix currencies.
+            return Response(
+                {
+                    "currency": [str(exc)],
+                    "from_currency": exc.from_currency,
+                    "to_currency": exc.to_currency,
+                },
+                status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+            )
+        except RateTableConflict as exc:
+            # Rates in several currencies (or lanes) cannot be compared: the rate table must change.
+            return Response({"rates": [str(exc)]}, status=status.HTTP_409_CONFLICT)
+        except MissingFiguresError as exc:
+            return Response(
+                {"lines": list(exc.lines), "detail": str(exc)}, status=status.HTTP_422_UNPROCESSABLE_ENTITY
+            )
+        except CannotCarryError as exc:
+            # No rate, aircraft or container carries the load: say why for each.
+            return Response({"load": [str(exc)]}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
 
 
 class _ShipmentChildViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
@@ -357,18 +390,39 @@ class LegViewSet(_ShipmentChildViewSet):
 
 
 class FreightRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
-    """The rate table per lane: readable by every user, kept by coordinators."""
+    """The rate table per lane: the operator's, read by its staff only, kept by coordinators."""
 
     queryset = FreightRate.objects.all()
     serializer_class = FreightRateSerializer
     filterset_class = FreightRateFilter
     ordering_fields = ["origin_country", "destination_country", "mode", "valid_from", "transit_days"]
-    capabilities = {"read": "freight.view", "write": "freight.edit"}
+    capabilities = {"read": "freight.rates.view", "write": "freight.edit"}
 
     def perform_create(self, serializer):
         serializer.instance = services.freight_rate_save(rate=FreightRate(), fields=serializer.validated_data)
 
     def perform_update(self, serializer):
         serializer.instance = services.freight_rate_save(
+            rate=serializer.instance, fields=serializer.validated_data
+        )
+
+
+class ExchangeRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
+    """Dated exchange rates for landed costs: readable by every user, kept by operator staff
+    (coordinators and administrators), like the freight rate table."""
+
+    queryset = ExchangeRate.objects.all()
+    serializer_class = ExchangeRateSerializer
+    filterset_class = ExchangeRateFilter
+    ordering_fields = ["base", "quote", "valid_on"]
+    capabilities = {"read": "freight.view", "write": "freight.edit"}
+
+    def perform_create(self, serializer):
+        serializer.instance = services.exchange_rate_save(
+            rate=ExchangeRate(), fields=serializer.validated_data
+        )
+
+    def perform_update(self, serializer):
+        serializer.instance = services.exchange_rate_save(
             rate=serializer.instance, fields=serializer.validated_data
         )

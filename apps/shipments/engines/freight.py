@@ -4,10 +4,16 @@ No Django imports: the shipments app adapts its rows to these dataclasses. Money
 volumes are Decimal throughout; money is rounded to cents (half up) at the end of each step.
 
 Simplifications, on purpose:
-- Containers are planned by volume and payload, not by 3-D packing: a mix is good enough when
-  its usable volume (85 % of nominal, the reference's 10-15 % margin) and its payload cover the
-  load. Pieces are checked one by one against door height and width, inner length and payload;
-  they stay upright (height as given) but may be turned on the floor.
+- Containers are planned by floor space, height and payload, not volume alone: packages stay
+  upright (height as given) but may be turned on the floor, stand in rows across the width, and
+  are stacked only when the package says it is stackable. Each kind of package takes
+  1 / (how many of it one container holds) of a container; kinds sharing a box add up. Pieces
+  are checked one by one against door height and width (less a configurable clearance), inner
+  length and payload.
+- Aircraft: pieces are checked against lower-deck and main-deck freighter limits (height,
+  footprint, weight a piece) and lithium-ion batteries are classified (UN3480 / UN3481, PI965 to
+  PI967); air options say when only a freighter can take them, or are not offered. Limits live in
+  `FreightLimits`, overridable by the caller.
 - Dates: departure is the ready date and arrival is departure + the rate's transit days; there
   are no sailing schedules, cut-offs or port dwell times.
 - Road freight uses a volumetric divisor of 3,000 (333 kg/m³, the usual road ratio) against
@@ -21,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Literal
 
 AIR_VOLUMETRIC_DIVISOR = Decimal(6000)
@@ -46,8 +53,32 @@ _KG_PER_TONNE = Decimal(1000)
 Mode = Literal["air", "ocean", "road"]
 
 
-class NoRateError(ValueError):
+class FreightError(ValueError):
+    """A plan the engine refuses, with a sentence saying why (the API answers 4xx, not 500)."""
+
+
+class NoRateError(FreightError):
     """No rate applies to the lane on the ready date."""
+
+
+class RateTableConflict(FreightError):
+    """The applicable rates cannot be compared: several currencies or several lanes."""
+
+
+class CannotCarryError(FreightError):
+    """No rate, aircraft or container can carry the load (or one piece of it)."""
+
+
+class MissingFiguresError(FreightError):
+    """Lines whose part has no weight or dimensions: the plan would silently leave them out."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = tuple(lines)
+        super().__init__(
+            "Freight cannot be planned: "
+            + "; ".join(self.lines)
+            + ". Record the part's weight and dimensions in the catalogue, or pack the line."
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,6 +128,14 @@ def _fmt_qty(value: Decimal) -> str:
     return f"{normalised:,f}"
 
 
+def _some(items: Sequence, describe, limit: int = 5) -> str:
+    """'a, b and c', or 'a, b, c, d, e and 12 more': a reason stays short on a 3,000-line shipment."""
+    shown = [describe(item) for item in items[:limit]]
+    if len(items) > limit:
+        return f"{', '.join(shown)} and {len(items) - limit} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
 def _days(n: int) -> str:
     return f"{n} day" if n == 1 else f"{n} days"
 
@@ -111,6 +150,221 @@ def round_up_half_kg(kg: Decimal) -> Decimal:
 
 
 # ---------------------------------------------------------------------------------------------
+# What aircraft and containers take
+
+
+@dataclass(frozen=True)
+class FreightLimits:
+    """Physical limits a plan is checked against, in cm and kg; Django settings may override any.
+
+    Aircraft figures are typical wide-body values, estimates to edit per airline [E]: a lower deck
+    (passenger aircraft's belly, or a freighter's) takes pieces up to 160 cm tall on a 317 × 243 cm
+    (PMC) pallet and about 1,500 kg a piece; a main-deck freighter (B747-8F / B777F side door)
+    up to 300 cm tall on a 606 × 243 cm (20 ft) pallet and 6,800 kg a piece (one PMC position).
+    Anything bigger needs an outsize charter (An-124 class) or goes by sea.
+    `door_clearance_cm` is kept between a piece and a container door (and inside height when
+    stacking), so a 2.27 m crate is not planned through a 2.27 m door.
+    """
+
+    door_clearance_cm: Decimal = Decimal(5)
+    lower_deck_max_height_cm: Decimal = Decimal(160)
+    lower_deck_max_length_cm: Decimal = Decimal(317)
+    lower_deck_max_width_cm: Decimal = Decimal(243)
+    lower_deck_max_piece_kg: Decimal = Decimal(1500)
+    main_deck_max_height_cm: Decimal = Decimal(300)
+    main_deck_max_length_cm: Decimal = Decimal(606)
+    main_deck_max_width_cm: Decimal = Decimal(243)
+    main_deck_max_piece_kg: Decimal = Decimal(6800)
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            number = as_decimal(getattr(self, name), name, "FreightLimits")
+            if number < 0 or (number == 0 and name != "door_clearance_cm"):
+                raise ValueError(f"FreightLimits: {name} must be greater than 0 (got {number})")
+            object.__setattr__(self, name, number)
+
+
+DEFAULT_LIMITS = FreightLimits()
+
+AIRCRAFT_ANY = "passenger or freighter"
+AIRCRAFT_CARGO_ONLY = "cargo aircraft only"
+AIRCRAFT_MAIN_DECK = "main-deck freighter"
+
+
+def _deck_problem(piece: Piece, height: Decimal, length: Decimal, width: Decimal, kg: Decimal) -> str:
+    """Why a piece exceeds a deck's limits ('' when it does not); it may be turned on the floor."""
+    problems = []
+    if piece.height_cm > height:
+        problems.append(f"{_fmt_qty(piece.height_cm)} cm tall (limit {_fmt_qty(height)} cm)")
+    long_side, short_side = max(piece.length_cm, piece.width_cm), min(piece.length_cm, piece.width_cm)
+    if long_side > length or short_side > width:
+        problems.append(
+            f"{_fmt_qty(long_side)} × {_fmt_qty(short_side)} cm on the floor "
+            f"(limit {_fmt_qty(length)} × {_fmt_qty(width)} cm)"
+        )
+    if piece.gross_kg > kg:
+        problems.append(f"{_fmt_qty(piece.gross_kg)} kg (limit {_fmt_qty(kg)} kg a piece)")
+    return ", ".join(problems)
+
+
+def air_deck(piece: Piece, limits: FreightLimits = DEFAULT_LIMITS) -> tuple[str, str]:
+    """Which aircraft can take one package: ('lower_deck' | 'main_deck' | 'charter', why)."""
+    lower = _deck_problem(
+        piece,
+        limits.lower_deck_max_height_cm,
+        limits.lower_deck_max_length_cm,
+        limits.lower_deck_max_width_cm,
+        limits.lower_deck_max_piece_kg,
+    )
+    if not lower:
+        return "lower_deck", ""
+    main = _deck_problem(
+        piece,
+        limits.main_deck_max_height_cm,
+        limits.main_deck_max_length_cm,
+        limits.main_deck_max_width_cm,
+        limits.main_deck_max_piece_kg,
+    )
+    if not main:
+        return "main_deck", (f"{piece.name} is {lower}, over the lower-deck limits: main-deck freighter only")
+    return "charter", (
+        f"{piece.name} is {main}, over main-deck freighter limits: it needs an outsize charter "
+        f"(An-124 class) or must go by sea"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Dangerous goods: lithium-ion batteries (IATA DGR packing instructions 965, 966, 967)
+
+BATTERIES_IN_EQUIPMENT = "contained_in_equipment"
+BATTERIES_WITH_EQUIPMENT = "packed_with_equipment"
+BATTERIES_ALONE = "batteries_alone"
+BATTERY_PACKINGS = (BATTERIES_IN_EQUIPMENT, BATTERIES_WITH_EQUIPMENT, BATTERIES_ALONE)
+SMALL_BATTERY_WH = Decimal(100)  # Section II: batteries of at most 100 Wh (cells at most 20 Wh)
+SECTION_II_NET_KG = Decimal(5)  # PI966/PI967 Section II: lithium batteries per package, net
+PASSENGER_NET_KG = Decimal(5)  # PI966/PI967 Section I on passenger aircraft, per package
+CARGO_AIRCRAFT_NET_KG = Decimal(35)  # PI965 IA, PI966/PI967 Section I on cargo aircraft
+PI965_SMALL_GROSS_KG = Decimal(10)  # PI965 Section IB: per package, gross
+
+
+@dataclass(frozen=True)
+class LithiumBatteries:
+    """The lithium-ion batteries of one unit of a part: how they travel, the watt-hours of each
+    battery and their net mass in one unit (None when not recorded)."""
+
+    packing: str
+    battery_wh: Decimal | None = None
+    net_kg_per_unit: Decimal | None = None
+
+    def __post_init__(self) -> None:
+        if self.packing not in BATTERY_PACKINGS:
+            raise ValueError(
+                f"battery packing must be one of {', '.join(BATTERY_PACKINGS)} (got {self.packing!r})"
+            )
+        for name in ("battery_wh", "net_kg_per_unit"):
+            raw = getattr(self, name)
+            if raw is not None:
+                number = as_decimal(raw, name, "LithiumBatteries")
+                if number < 0:
+                    raise ValueError(f"LithiumBatteries: {name} cannot be negative (got {number})")
+                object.__setattr__(self, name, number)
+
+
+@dataclass(frozen=True)
+class DangerousGoods:
+    """How one package of lithium-ion batteries is classified, and what that allows by air.
+
+    `air_forbidden` is the reason air is not possible ('' when it is); `cargo_aircraft_only`
+    keeps it off passenger aircraft; `notes` say what was assumed."""
+
+    un_number: str
+    description: str
+    packing_instruction: str
+    section: str
+    cargo_aircraft_only: bool = False
+    air_forbidden: str = ""
+    declaration: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The line for documents and labels, e.g. 'UN3481 Lithium ion batteries contained in
+        equipment, class 9, PI967 Section II'."""
+        return (
+            f"{self.un_number} {self.description}, class 9, {self.packing_instruction} Section {self.section}"
+        )
+
+
+_DESCRIPTIONS = {
+    BATTERIES_IN_EQUIPMENT: ("UN3481", "Lithium ion batteries contained in equipment", "PI967"),
+    BATTERIES_WITH_EQUIPMENT: ("UN3481", "Lithium ion batteries packed with equipment", "PI966"),
+    BATTERIES_ALONE: ("UN3480", "Lithium ion batteries", "PI965"),
+}
+
+
+def classify_lithium_batteries(batteries: LithiumBatteries, units: int = 1) -> DangerousGoods:
+    """Classify a package holding `units` units of a part with lithium-ion batteries.
+
+    Batteries alone (UN3480, PI965) never fly on passenger aircraft: Section IA (over 100 Wh)
+    allows 35 kg net per package on cargo aircraft, Section IB 10 kg gross. In or with equipment
+    (UN3481, PI967 / PI966), Section II is for batteries of at most 100 Wh and 5 kg net per
+    package; above that Section I allows 5 kg net on passenger aircraft and 35 kg on cargo
+    aircraft. Above the cargo-aircraft limit air needs an approval: send it by sea or road.
+    Unknown figures are read conservatively, except watt-hours of batteries inside equipment,
+    which the small cells of servers (RTC, BMC) make Section II unless recorded otherwise.
+    """
+    un, description, instruction = _DESCRIPTIONS[batteries.packing]
+    notes: list[str] = []
+    wh = batteries.battery_wh
+    net = None if batteries.net_kg_per_unit is None else batteries.net_kg_per_unit * units
+    if wh is None:
+        notes.append("battery watt-hours not recorded")
+    if net is None:
+        notes.append("net battery mass not recorded")
+    small = wh <= SMALL_BATTERY_WH if wh is not None else batteries.packing == BATTERIES_IN_EQUIPMENT
+    by_sea = "by air it needs a dangerous-goods approval; send it by sea or road (class 9)"
+
+    def result(section: str, **kw: object) -> DangerousGoods:
+        return DangerousGoods(un, description, instruction, section, notes=tuple(notes), **kw)  # type: ignore[arg-type]
+
+    if batteries.packing == BATTERIES_ALONE:
+        if small:
+            section = "IB"
+            if net is not None and net > PI965_SMALL_GROSS_KG:
+                return result(
+                    section,
+                    cargo_aircraft_only=True,
+                    declaration=True,
+                    air_forbidden=f"{_fmt_qty(net)} kg of batteries in one package is over the "
+                    f"{_fmt_qty(PI965_SMALL_GROSS_KG)} kg of PI965 Section IB; {by_sea}",
+                )
+            return result(section, cargo_aircraft_only=True, declaration=True)
+        if net is None or net > CARGO_AIRCRAFT_NET_KG:
+            held = "an unknown mass" if net is None else f"{_fmt_qty(net)} kg"
+            return result(
+                "IA",
+                cargo_aircraft_only=True,
+                declaration=True,
+                air_forbidden=f"{held} of batteries over {_fmt_qty(SMALL_BATTERY_WH)} Wh in one package; "
+                f"PI965 Section IA allows {_fmt_qty(CARGO_AIRCRAFT_NET_KG)} kg net on cargo aircraft only, "
+                f"at most 30 % state of charge; {by_sea}",
+            )
+        return result("IA", cargo_aircraft_only=True, declaration=True)
+    if small and (net is None or net <= SECTION_II_NET_KG):
+        return result("II")
+    if net is None or net > CARGO_AIRCRAFT_NET_KG:
+        held = "an unknown mass" if net is None else f"{_fmt_qty(net)} kg"
+        return result(
+            "I",
+            cargo_aircraft_only=True,
+            declaration=True,
+            air_forbidden=f"{held} of lithium batteries in one package; {instruction} Section I allows "
+            f"{_fmt_qty(CARGO_AIRCRAFT_NET_KG)} kg net on cargo aircraft; {by_sea}",
+        )
+    return result("I", cargo_aircraft_only=net > PASSENGER_NET_KG, declaration=True)
+
+
+# ---------------------------------------------------------------------------------------------
 # Pieces and chargeable weight
 
 
@@ -120,6 +374,8 @@ class Piece:
 
     `value` is the total value of the goods in all `quantity` packages; `category` is the part
     category of what is inside (see AIR_FIRST); `label` is the package or line reference.
+    `stackable` lets another package stand on it in a container (never assumed);
+    `dangerous_goods` classifies what each one package holds.
     """
 
     length_cm: Decimal
@@ -130,9 +386,12 @@ class Piece:
     value: Decimal = Decimal("0")
     category: str = ""
     label: str = ""
+    stackable: bool = False
+    dangerous_goods: tuple[DangerousGoods, ...] = ()
 
     def __post_init__(self) -> None:
         who = self.name
+        object.__setattr__(self, "dangerous_goods", tuple(self.dangerous_goods))
         for name in ("length_cm", "width_cm", "height_cm", "gross_kg"):
             number = as_decimal(getattr(self, name), name, who)
             if number <= 0:
@@ -318,11 +577,18 @@ class OceanPlan:
         return " + ".join(f"{count}×{code}" for code, count in self.containers.items())
 
 
-def _fits(piece: Piece, container: ContainerType) -> str | None:
-    """Why one package cannot go into a container type, or None when it can."""
-    if piece.height_m > container.door_height_m:
-        return f"{piece.height_m:.2f} m tall, over the {container.door_height_m} m door"
-    if piece.floor_short_m > min(container.door_width_m, container.inner_width_m):
+def _fits(piece: Piece, container: ContainerType, limits: FreightLimits = DEFAULT_LIMITS) -> str | None:
+    """Why one package cannot go into a container type, or None when it can. The door keeps
+    `limits.door_clearance_cm` free above and beside the package."""
+    clearance = limits.door_clearance_cm / _CM_PER_M
+    door_height = container.door_height_m - clearance
+    door_width = min(container.door_width_m, container.inner_width_m) - clearance
+    if piece.height_m > door_height:
+        return (
+            f"{piece.height_m:.2f} m tall, over the {container.door_height_m} m door "
+            f"less {_fmt_qty(limits.door_clearance_cm)} cm clearance"
+        )
+    if piece.floor_short_m > door_width:
         return f"{piece.floor_short_m:.2f} m wide, over the {container.door_width_m} m door width"
     if piece.floor_long_m > container.inner_length_m:
         return f"{piece.floor_long_m:.2f} m long, over the {container.inner_length_m} m inside length"
@@ -331,20 +597,91 @@ def _fits(piece: Piece, container: ContainerType) -> str | None:
     return None
 
 
-def _check_in_gauge(piece: Piece) -> None:
+def _check_in_gauge(piece: Piece, limits: FreightLimits = DEFAULT_LIMITS) -> None:
     """Refuse a package that no dry container takes (it needs open-top, flat-rack or breakbulk)."""
-    problems = [_fits(piece, c) for c in CONTAINERS]
+    problems = [_fits(piece, c, limits) for c in CONTAINERS]
     if all(problems):
-        if piece.height_m > _TALLEST_DOOR.door_height_m:
-            raise ValueError(
+        tallest = _TALLEST_DOOR.door_height_m - limits.door_clearance_cm / _CM_PER_M
+        if piece.height_m > tallest:
+            raise CannotCarryError(
                 f"{piece.name} is {piece.height_m:.2f} m tall; the tallest container door is "
-                f"{_TALLEST_DOOR.door_height_m} m (40' high cube), so it needs an open-top or flat-rack "
-                f"container, or repacking."
+                f"{_TALLEST_DOOR.door_height_m} m (40' high cube, {_fmt_qty(limits.door_clearance_cm)} cm "
+                f"clearance kept), so it needs an open-top or flat-rack container, or repacking."
             )
-        raise ValueError(
+        raise CannotCarryError(
             f"{piece.name} does not fit any dry container ({problems[-1]}); it needs an open-top or "
             f"flat-rack container, or repacking."
         )
+
+
+def floor_positions(length: Decimal, width: Decimal, side_a: Decimal, side_b: Decimal) -> int:
+    """How many a × b footprints stand on an L × W floor, upright, in rows across the width: k
+    rows with side a along the length, the rest of the length in rows turned the other way (a
+    two-block guillotine layout, exact for the usual crate and pallet sizes)."""
+    best = 0
+    for along, across in ((side_a, side_b), (side_b, side_a)):
+        per_row = int(width // across)
+        turned_per_row = int(width // along)
+        for rows in range(int(length // along) + 1):
+            rest = length - rows * along
+            best = max(best, rows * per_row + int(rest // across) * turned_per_row)
+    return best
+
+
+@dataclass(frozen=True)
+class _Load:
+    """One container type's capacity for one kind of package on its own."""
+
+    floor: int
+    tiers: int
+    by_weight: int
+
+    @property
+    def per_container(self) -> int:
+        return min(self.floor * self.tiers, self.by_weight)
+
+
+def _container_load(piece: Piece, container: ContainerType, limits: FreightLimits) -> _Load:
+    """Floor positions × tiers (2 or more only for a stackable package, under the inside height
+    less the clearance), and how many the payload carries."""
+    floor = floor_positions(
+        container.inner_length_m * _CM_PER_M,
+        container.inner_width_m * _CM_PER_M,
+        piece.length_cm,
+        piece.width_cm,
+    )
+    tiers = 1
+    if piece.stackable:
+        room = container.inner_height_m * _CM_PER_M - limits.door_clearance_cm
+        tiers = max(1, int(room // piece.height_cm))
+    return _Load(floor, tiers, int(container.max_payload_kg // piece.gross_kg))
+
+
+def _mix_carries(
+    groups: Sequence[tuple[Piece, dict[str, _Load]]], mix: Mapping[str, int], offered: Sequence[ContainerType]
+) -> bool:
+    """Fill the mix's containers group by group (the fewest container types allowed first), each
+    package taking 1 / (what one container takes of its kind) of a container and its weight of the
+    payload. Mixing kinds in one box is taken as additive, which partial rows make optimistic only
+    by part of a row; the greedy fill can ask for one box more than a perfect packer."""
+    boxes = [[c.code, Fraction(1), c.max_payload_kg] for c in offered for _ in range(mix.get(c.code, 0))]
+    for piece, loads in groups:
+        left = piece.quantity
+        for box in boxes:
+            if left == 0:
+                break
+            load = loads.get(box[0])
+            if load is None or load.per_container == 0:
+                continue
+            room = min(int(box[1] * load.per_container), int(box[2] // piece.gross_kg))
+            placed = min(left, room)
+            if placed:
+                box[1] -= Fraction(placed, load.per_container)
+                box[2] -= placed * piece.gross_kg
+                left -= placed
+        if left:
+            return False
+    return True
 
 
 def _cheapest_mix(
@@ -352,80 +689,98 @@ def _cheapest_mix(
     offered: Sequence[ContainerType],
     prices: Mapping[str, Decimal],
     max_containers: int,
-) -> tuple[dict[str, int], Decimal] | str:
-    """Cheapest counts of the offered types covering the load, or a sentence saying why none does.
+    limits: FreightLimits = DEFAULT_LIMITS,
+) -> tuple[dict[str, int], Decimal, list[str]] | str:
+    """Cheapest counts of the offered types that carry the load by floor space, height and payload
+    (not volume alone), with a sentence per kind of package; or a sentence saying why none does.
 
-    Each package may only go into types it fits. A mix can carry the load when, for every set S
-    of types, the containers of types in S have the usable volume and payload for all pieces that
-    fit nothing outside S (a Hall-type condition on volume and weight). We enumerate counts of
-    all types but the last and compute the fewest of the last type needed; each count is bounded
-    by the number of that type alone that would carry the whole load, and by `max_containers`.
-    """
-    codes = [c.code for c in offered]
-    loads: dict[frozenset[str], list[Decimal]] = {}
+    Each package goes only into types it fits (door less clearance, length, payload). Mixes are
+    tried cheapest first (then fewest boxes); the first one `_mix_carries` fills is the answer.
+    Each type's count is bounded by what carries every package it takes on its own."""
+    # Identical packages plan alike: one group each, so a 3,000-line shipment of a few dozen kinds
+    # of crate is planned in a few dozen steps.
+    alike: dict[tuple, Piece] = {}
+    names: dict[tuple, list[str]] = {}
     for piece in pieces:
-        allowed = frozenset(c.code for c in offered if _fits(piece, c) is None)
-        if not allowed:
-            why = "; ".join(f"{c.code}: {_fits(piece, c)}" for c in offered)
+        key = (piece.length_cm, piece.width_cm, piece.height_cm, piece.gross_kg, piece.stackable)
+        first = alike.get(key)
+        alike[key] = piece if first is None else replace(first, quantity=first.quantity + piece.quantity)
+        names.setdefault(key, []).append(piece.name)
+    groups: list[tuple[Piece, dict[str, _Load]]] = []
+    for key, piece in alike.items():
+        if len(names[key]) > 1:
+            piece = replace(piece, label=f"{piece.label} and {len(names[key]) - 1} alike")
+        loads = {
+            c.code: _container_load(piece, c, limits) for c in offered if _fits(piece, c, limits) is None
+        }
+        if not loads:
+            why = "; ".join(f"{c.code}: {_fits(piece, c, limits)}" for c in offered)
             return f"FCL not possible: no offered container type takes {piece.name} ({why})"
-        volume_weight = loads.setdefault(allowed, [Decimal(0), Decimal(0)])
-        volume_weight[0] += piece.volume_m3
-        volume_weight[1] += piece.total_gross_kg
+        groups.append((piece, loads))
+    groups.sort(key=lambda g: (len(g[1]), -g[0].length_cm * g[0].width_cm))
 
-    needs: list[tuple[frozenset[str], Decimal, Decimal]] = []
-    for size in range(1, len(codes) + 1):
-        for subset in map(frozenset, itertools.combinations(codes, size)):
-            volume = sum((v for allowed, (v, _) in loads.items() if allowed <= subset), Decimal(0))
-            weight = sum((w for allowed, (_, w) in loads.items() if allowed <= subset), Decimal(0))
-            if volume or weight:
-                needs.append((subset, volume, weight))
-
-    total_volume = sum((v for v, _ in loads.values()), Decimal(0))
-    total_weight = sum((w for _, w in loads.values()), Decimal(0))
     bounds = [
         min(
             max_containers,
-            max(_ceil(total_volume / c.usable_volume_m3), _ceil(total_weight / c.max_payload_kg)),
+            sum(
+                (
+                    _ceil(Decimal(p.quantity) / loads[c.code].per_container)
+                    for p, loads in groups
+                    if c.code in loads
+                ),
+                0,
+            ),
         )
         for c in offered
     ]
-    last = offered[-1]
-    best: tuple[tuple[Decimal, int], dict[str, int]] | None = None
-    for counts in itertools.product(*(range(b + 1) for b in bounds[:-1])):
-        if sum(counts) > max_containers:
+    weight = sum((p.total_gross_kg for p, _ in groups), Decimal(0))
+    # Floor (m²) the load needs at the least, stacked as high as its best container allows.
+    floor_need = sum(
+        (
+            p.quantity
+            * p.length_cm
+            * p.width_cm
+            / _CM3_PER_M3
+            * _CM_PER_M
+            / max(x.tiers for x in loads.values())
+            for p, loads in groups
+        ),
+        Decimal(0),
+    )
+    mixes = []
+    for counts in itertools.product(*(range(b + 1) for b in bounds)):
+        total = sum(counts)
+        if total == 0 or total > max_containers:
             continue
-        have = dict(zip(codes[:-1], counts, strict=True))
-        n_last = 0
-        feasible = True
-        for subset, volume, weight in needs:
-            cap_volume = sum(
-                (have[c.code] * c.usable_volume_m3 for c in offered[:-1] if c.code in subset), Decimal(0)
-            )
-            cap_weight = sum(
-                (have[c.code] * c.max_payload_kg for c in offered[:-1] if c.code in subset), Decimal(0)
-            )
-            if last.code in subset:
-                n_last = max(
-                    n_last,
-                    _ceil((volume - cap_volume) / last.usable_volume_m3),
-                    _ceil((weight - cap_weight) / last.max_payload_kg),
-                )
-            elif cap_volume < volume or cap_weight < weight:
-                feasible = False
-                break
-        total = sum(counts) + n_last
-        if not feasible or total == 0 or total > max_containers:
+        pairs = list(zip(counts, offered, strict=True))
+        if sum((n * c.max_payload_kg for n, c in pairs), Decimal(0)) < weight:
             continue
-        mix = {**have, last.code: n_last}
-        cost = money(sum((n * prices[code] for code, n in mix.items()), Decimal(0)))
-        key = (cost, total)
-        if best is None or key < best[0]:
-            best = (key, {code: n for code, n in mix.items() if n})
-    if best is None:
-        return (
-            f"FCL not possible: the load needs more than {max_containers} containers; split it into shipments"
-        )
-    return best[1], best[0][0]
+        if sum((n * c.inner_length_m * c.inner_width_m for n, c in pairs), Decimal(0)) < floor_need:
+            continue
+        cost = money(sum((n * prices[c.code] for n, c in pairs), Decimal(0)))
+        mixes.append((cost, total, counts))
+    mixes.sort()
+    for cost, _total, counts in mixes:
+        mix = {c.code: n for n, c in zip(counts, offered, strict=True) if n}
+        if _mix_carries(groups, mix, offered):
+            notes = []
+            for piece, loads in groups:
+                for code in mix:
+                    load = loads.get(code)
+                    if load is None:
+                        continue
+                    stack = (
+                        f" × {load.tiers} high"
+                        if load.tiers > 1
+                        else (", not stackable" if not piece.stackable else "")
+                    )
+                    weight_bound = " (payload-bound)" if load.by_weight < load.floor * load.tiers else ""
+                    notes.append(
+                        f"{piece.name}: {load.per_container} a {code} ({load.floor} floor positions{stack})"
+                        f"{weight_bound}"
+                    )
+            return mix, cost, notes
+    return f"FCL not possible: the load needs more than {max_containers} containers; split it into shipments"
 
 
 def plan_ocean(
@@ -437,9 +792,11 @@ def plan_ocean(
     lcl_max_m3: Decimal = DEFAULT_LCL_MAX_M3,
     *,
     max_containers: int = MAX_CONTAINERS,
+    limits: FreightLimits = DEFAULT_LIMITS,
 ) -> OceanPlan:
-    """Plan a load by sea: cheapest FCL mix of the priced container types, LCL if priced and
-    small enough, and the cheaper of the two (FCL on a tie: fewer hands touch the cargo).
+    """Plan a load by sea: cheapest FCL mix of the priced container types (planned by floor
+    space, height and payload), LCL if priced and small enough, and the cheaper of the two (FCL on
+    a tie: fewer hands touch the cargo).
 
     `prices` maps container codes (20GP, 40GP, 40HC) to a price per container; types without a
     price are not offered. LCL is charged per revenue ton (W/M): the greater of volume × price
@@ -463,15 +820,26 @@ def plan_ocean(
     lcl_max_m3 = as_decimal(lcl_max_m3, "lcl_max_m3")
 
     reasons: list[str] = []
+    clearance_m = limits.door_clearance_cm / _CM_PER_M
+    tall, long = [], []
     for piece in items:
-        _check_in_gauge(piece)
-        if piece.height_m > _STANDARD_DOOR_M:
-            reasons.append(
-                f"{piece.height_m:.2f} m tall piece {piece.label!r} needs a 40' high cube "
-                f"(door {_TALLEST_DOOR.door_height_m} m; standard doors are {_STANDARD_DOOR_M} m)"
-            )
+        _check_in_gauge(piece, limits)
+        if piece.height_m > _STANDARD_DOOR_M - clearance_m:
+            tall.append(piece)
         if piece.floor_long_m > CONTAINER_BY_CODE["20GP"].inner_length_m:
-            reasons.append(f"{piece.floor_long_m:.2f} m long piece {piece.label!r} needs a 40' container")
+            long.append(piece)
+    if tall:
+        reasons.append(
+            f"{_some(tall, lambda p: f'{p.height_m:.2f} m tall piece {p.label!r}')} "
+            f"need{'s' if len(tall) == 1 else ''} a 40' high cube (door {_TALLEST_DOOR.door_height_m} m; "
+            f"standard doors are {_STANDARD_DOOR_M} m, and {_fmt_qty(limits.door_clearance_cm)} cm "
+            f"clearance is kept)"
+        )
+    if long:
+        reasons.append(
+            f"{_some(long, lambda p: f'{p.floor_long_m:.2f} m long piece {p.label!r}')} "
+            f"need{'s' if len(long) == 1 else ''} a 40' container"
+        )
 
     volume = sum((p.volume_m3 for p in items), Decimal(0)).quantize(_M3_STEP, rounding=ROUND_HALF_UP)
     weight = sum((p.total_gross_kg for p in items), Decimal(0))
@@ -483,15 +851,14 @@ def plan_ocean(
     if not offered:
         reasons.append("FCL not offered: no container prices")
     else:
-        result = _cheapest_mix(items, offered, offered_prices, max_containers)
+        result = _cheapest_mix(items, offered, offered_prices, max_containers, limits)
         if isinstance(result, str):
             reasons.append(result)
         else:
-            containers, fcl_cost = result
+            containers, fcl_cost, floor_notes = result
             nominal = sum(
                 (CONTAINER_BY_CODE[code].volume_m3 * n for code, n in containers.items()), Decimal(0)
             )
-            usable = nominal * USABLE_VOLUME_FACTOR
             payload = sum(
                 (CONTAINER_BY_CODE[code].max_payload_kg * n for code, n in containers.items()), Decimal(0)
             )
@@ -501,8 +868,8 @@ def plan_ocean(
             )
             reasons.append(
                 f"Cheapest container mix: {priced} = {_fmt_money(fcl_cost)}; carries {_fmt_qty(volume)} m³ "
-                f"in {_fmt_qty(usable)} m³ usable ({_fmt_qty(USABLE_VOLUME_FACTOR * 100)} % of nominal) "
-                f"and {_fmt_qty(weight)} kg within {_fmt_qty(payload)} kg payload"
+                f"of {_fmt_qty(nominal)} m³ nominal and {_fmt_qty(weight)} kg within {_fmt_qty(payload)} kg "
+                f"payload, planned by floor space: {'; '.join(floor_notes)}"
             )
 
     lcl_cost: Decimal | None = None
@@ -527,11 +894,11 @@ def plan_ocean(
         terms.append(f"minimum {_fmt_money(lcl_minimum)}")
         lcl_cost = money(max(candidates))
         reasons.append(f"LCL (weight or measure): greater of {', '.join(terms)} → {_fmt_money(lcl_cost)}")
-        if any(p.height_m > _STANDARD_DOOR_M for p in items):
+        if any(p.height_m > _STANDARD_DOOR_M - clearance_m for p in items):
             reasons.append("LCL: confirm the consolidator loads the tall pieces into a high-cube box")
 
     if fcl_cost is None and lcl_cost is None:
-        raise ValueError("No ocean option carries this load: " + "; ".join(reasons))
+        raise CannotCarryError("No ocean option carries this load: " + "; ".join(reasons))
     if lcl_cost is not None and (fcl_cost is None or lcl_cost < fcl_cost):
         chosen: Literal["FCL", "LCL"] = "LCL"
         cost = lcl_cost
@@ -659,6 +1026,7 @@ class FreightOption:
     ocean_plan: OceanPlan | None
     breakdown: list[str]
     pieces_labels: tuple[str, ...]
+    aircraft: str = ""  # for air: AIRCRAFT_ANY, AIRCRAFT_CARGO_ONLY or AIRCRAFT_MAIN_DECK
 
     def summary(self) -> str:
         """'Ocean FCL 1×40HC', 'Air freight (Cathay Cargo)'."""
@@ -695,24 +1063,57 @@ def _applicable_rates(
         raise NoRateError(f"no air, ocean or road rate{lane} valid on {ready_date.isoformat()}")
     lanes = sorted({r.lane for r in applicable})
     if len(lanes) > 1:
-        raise ValueError(
+        raise RateTableConflict(
             f"rates cover several lanes ({', '.join(lanes)}); pass origin_country and destination_country"
         )
     currencies = sorted({r.currency for r in applicable})
     if len(currencies) > 1:
-        raise ValueError(
+        raise RateTableConflict(
             f"rates valid on {ready_date.isoformat()} are in several currencies ({', '.join(currencies)}); "
             f"convert them to one currency before comparing"
         )
     return applicable
 
 
-def _price(rate: Rate, pieces: list[Piece], ready_date: date, required_by: date | None) -> FreightOption:
+def air_acceptance(pieces: Iterable[Piece], limits: FreightLimits = DEFAULT_LIMITS) -> tuple[str, list[str]]:
+    """Which aircraft can carry all the pieces (AIRCRAFT_*) and why; CannotCarryError when none
+    can: a piece over main-deck freighter limits, or dangerous goods air does not take."""
+    aircraft, reasons = AIRCRAFT_ANY, []
+    for piece in pieces:
+        for goods in piece.dangerous_goods:
+            if goods.air_forbidden:
+                raise CannotCarryError(f"{piece.name} holds {goods.text}: {goods.air_forbidden}")
+            if goods.cargo_aircraft_only:
+                if aircraft == AIRCRAFT_ANY:
+                    aircraft = AIRCRAFT_CARGO_ONLY
+                reasons.append(f"{piece.name} holds {goods.text}: cargo aircraft only")
+        deck, why = air_deck(piece, limits)
+        if deck == "charter":
+            raise CannotCarryError(why)
+        if deck == "main_deck":
+            aircraft = AIRCRAFT_MAIN_DECK
+            reasons.append(why)
+    return aircraft, reasons
+
+
+def _price(
+    rate: Rate,
+    pieces: list[Piece],
+    ready_date: date,
+    required_by: date | None,
+    limits: FreightLimits = DEFAULT_LIMITS,
+) -> FreightOption:
     """Price the pieces under one rate; ValueError when the rate cannot carry them."""
     currency = rate.currency
     breakdown: list[str] = []
     chargeable: Decimal | None = None
     plan: OceanPlan | None = None
+    aircraft = ""
+    if rate.mode == "air":
+        aircraft, why = air_acceptance(pieces, limits)
+        breakdown.extend(why)
+        if aircraft != AIRCRAFT_ANY:
+            breakdown.append(f"{aircraft}: confirm the rate covers freighter space")
     if rate.mode in ("air", "road"):
         divisor = AIR_VOLUMETRIC_DIVISOR if rate.mode == "air" else ROAD_VOLUMETRIC_DIVISOR
         weight = air_chargeable_weight(pieces, divisor)
@@ -737,6 +1138,7 @@ def _price(rate: Rate, pieces: list[Piece], ready_date: date, required_by: date 
             rate.price_per_cbm,
             rate.price_per_tonne,
             lcl_minimum=rate.minimum_charge,
+            limits=limits,
         )
         cost = plan.cost
         breakdown.extend(plan.reasons)
@@ -766,17 +1168,22 @@ def _price(rate: Rate, pieces: list[Piece], ready_date: date, required_by: date 
         ocean_plan=plan,
         breakdown=breakdown,
         pieces_labels=tuple(p.label for p in pieces),
+        aircraft=aircraft,
     )
 
 
 def _options(
-    pieces: list[Piece], rates: list[Rate], ready_date: date, required_by: date | None
+    pieces: list[Piece],
+    rates: list[Rate],
+    ready_date: date,
+    required_by: date | None,
+    limits: FreightLimits = DEFAULT_LIMITS,
 ) -> tuple[list[FreightOption], list[str]]:
     """Options for the rates that can carry the pieces, and a note for each that cannot."""
     options, notes = [], []
     for rate in rates:
         try:
-            options.append(_price(rate, pieces, ready_date, required_by))
+            options.append(_price(rate, pieces, ready_date, required_by, limits))
         except ValueError as error:
             notes.append(f"{rate.mode} rate {rate.carrier or rate.service or rate.lane} skipped: {error}")
     options.sort(key=lambda o: (o.cost, o.arrival, o.mode))
@@ -791,17 +1198,18 @@ def freight_options(
     *,
     origin_country: str | None = None,
     destination_country: str | None = None,
+    limits: FreightLimits = DEFAULT_LIMITS,
 ) -> list[FreightOption]:
     """One option per rate valid on the ready date (optionally only on the given lane), by cost.
 
-    Raises NoRateError when no rate applies, ValueError for mixed currencies or lanes, and
-    ValueError when rates apply but none can carry the load (saying why for each).
+    Raises NoRateError when no rate applies, RateTableConflict for mixed currencies or lanes, and
+    CannotCarryError when rates apply but none can carry the load (saying why for each).
     """
     items = _labelled(pieces)
     applicable = _applicable_rates(rates, ready_date, origin_country, destination_country)
-    options, notes = _options(items, applicable, ready_date, required_by)
+    options, notes = _options(items, applicable, ready_date, required_by, limits)
     if not options:
-        raise ValueError("No rate can carry this load: " + "; ".join(notes))
+        raise CannotCarryError("No rate can carry this load: " + "; ".join(notes))
     return options
 
 
@@ -859,15 +1267,21 @@ def _best_leg(options: list[FreightOption], required_by: date | None) -> Freight
 
 
 def _consider_split(
-    items: list[Piece], rates: list[Rate], ready_date: date, required_by: date | None
+    items: list[Piece],
+    rates: list[Rate],
+    ready_date: date,
+    required_by: date | None,
+    limits: FreightLimits = DEFAULT_LIMITS,
 ) -> tuple[SplitPlan | None, list[str]]:
     by_air = [p for p in items if p.category in AIR_FIRST]
     by_sea = [p for p in items if p.category not in AIR_FIRST]
     if not by_air or not by_sea or not {"air", "ocean"} <= {r.mode for r in rates}:
         return None, []
-    air_options, air_notes = _options(by_air, [r for r in rates if r.mode == "air"], ready_date, required_by)
+    air_options, air_notes = _options(
+        by_air, [r for r in rates if r.mode == "air"], ready_date, required_by, limits
+    )
     sea_options, sea_notes = _options(
-        by_sea, [r for r in rates if r.mode == "ocean"], ready_date, required_by
+        by_sea, [r for r in rates if r.mode == "ocean"], ready_date, required_by, limits
     )
     air, sea = _best_leg(air_options, required_by), _best_leg(sea_options, required_by)
     if air is None or sea is None:
@@ -906,6 +1320,7 @@ def recommend(
     *,
     origin_country: str | None = None,
     destination_country: str | None = None,
+    limits: FreightLimits = DEFAULT_LIMITS,
 ) -> Recommendation:
     """The cheapest option arriving by `required_by` (or the cheapest at all without a date); if
     none is on time, the earliest arrival. Then a split (AIR_FIRST categories by air, the rest by
@@ -913,10 +1328,10 @@ def recommend(
     """
     items = _labelled(pieces)
     applicable = _applicable_rates(rates, ready_date, origin_country, destination_country)
-    options, notes = _options(items, applicable, ready_date, required_by)
-    split, split_notes = _consider_split(items, applicable, ready_date, required_by)
+    options, notes = _options(items, applicable, ready_date, required_by, limits)
+    split, split_notes = _consider_split(items, applicable, ready_date, required_by, limits)
     if not options and split is None:
-        raise ValueError("No rate can carry this load: " + "; ".join(notes + split_notes))
+        raise CannotCarryError("No rate can carry this load: " + "; ".join(notes + split_notes))
 
     reasons: list[str] = []
     single: FreightOption | None = None
@@ -968,3 +1383,227 @@ def recommend(
             reasons.append(f"Splitting would cost {total}, {why}: {legs}")
     reasons.extend(split_notes)
     return Recommendation(option=single, split=None, reasons=reasons, options=options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Routes: a consolidation priced leg by leg (issue 11)
+
+LEG_INBOUND = "inbound"
+
+
+@dataclass(frozen=True)
+class RouteLeg:
+    """One leg to price: its lane, the pieces it carries and the first day it can leave (its planned
+    departure, or the shipment's ready date). Inbound legs end at the hub; every other leg (the
+    main carriage, an onward leg) carries all the pieces, in sequence order, after the hub."""
+
+    sequence: int
+    role: str
+    origin_country: str
+    destination_country: str
+    pieces: tuple[Piece, ...]
+    ready_date: date
+    label: str = ""
+
+
+@dataclass
+class LegPlan:
+    """A leg's options (priced on its own lane and dates) and the one chosen for it. `deadline` is
+    the day it must arrive so that the legs after it can still meet the required date."""
+
+    sequence: int
+    role: str
+    label: str
+    origin_country: str
+    destination_country: str
+    pieces_labels: tuple[str, ...]
+    departure: date
+    deadline: date | None
+    options: list[FreightOption]
+    chosen: FreightOption | None
+    reasons: list[str]
+
+
+@dataclass
+class RoutePlan:
+    """The route as it is: inbound legs to the hub, hub handling, then the main carriage. `cost` is the
+    sum of the chosen options and the hub handling charge; `main` is the sequence of the leg that
+    carries the goods to the destination's border (its freight is the customs freight)."""
+
+    legs: list[LegPlan]
+    hub_handling: Decimal | None
+    hub_handling_note: str
+    cost: Decimal
+    currency: str
+    arrival: date
+    on_time: bool | None
+    main: int
+    reasons: list[str]
+
+
+def _leg_name(leg: RouteLeg) -> str:
+    name = leg.label or f"Leg {leg.sequence}"
+    return f"{name} ({leg.origin_country} → {leg.destination_country})"
+
+
+def _leg_options(
+    leg: RouteLeg, rates: list[Rate], departure: date, deadline: date | None, limits: FreightLimits
+) -> list[FreightOption]:
+    try:
+        applicable = _applicable_rates(rates, departure, leg.origin_country, leg.destination_country)
+    except NoRateError as error:
+        raise NoRateError(f"{_leg_name(leg)}: {error}. Add one in the rate table.") from None
+    options, notes = _options(_labelled(leg.pieces), applicable, departure, deadline, limits)
+    if not options:
+        raise CannotCarryError(f"{_leg_name(leg)}: no rate can carry its load: " + "; ".join(notes))
+    return options
+
+
+def _plan_leg(
+    leg: RouteLeg,
+    rates: list[Rate],
+    departure: date,
+    deadline: date | None,
+    why_deadline: str,
+    limits: FreightLimits,
+) -> LegPlan:
+    """The cheapest option arriving by the deadline; if none does, the earliest arrival."""
+    name = _leg_name(leg)
+    if not leg.pieces:
+        return LegPlan(
+            leg.sequence, leg.role, leg.label, leg.origin_country, leg.destination_country, (),
+            departure, deadline, [], None, [f"{name} carries no lines: not priced"],
+        )  # fmt: skip
+    options = _leg_options(leg, rates, departure, deadline, limits)
+    if deadline is None:
+        chosen = options[0]
+        reason = f"{name}: no required date, cheapest option is {_describe(chosen)}"
+    else:
+        on_time = [o for o in options if o.on_time]
+        if on_time:
+            chosen = on_time[0]  # sorted by cost
+            reason = (
+                f"{name}: cheapest option arriving by {deadline.isoformat()} ({why_deadline}): "
+                f"{_describe(chosen)}{_alternatives(chosen, options, deadline)}"
+            )
+        else:
+            chosen = min(options, key=lambda o: (o.arrival, o.cost))
+            reason = (
+                f"{name}: no option arrives by {deadline.isoformat()} ({why_deadline}): the earliest is "
+                f"{_describe(chosen)}, {_days(chosen.late_by_days(deadline))} late"
+            )
+    return LegPlan(
+        sequence=leg.sequence,
+        role=leg.role,
+        label=leg.label,
+        origin_country=leg.origin_country,
+        destination_country=leg.destination_country,
+        pieces_labels=tuple(p.label for p in _labelled(leg.pieces)),
+        departure=departure,
+        deadline=deadline,
+        options=options,
+        chosen=chosen,
+        reasons=[reason],
+    )
+
+
+def plan_route(
+    legs: Sequence[RouteLeg],
+    rates: Iterable[Rate],
+    required_by: date | None = None,
+    *,
+    hub_handling: Decimal | None = None,
+    hub_handling_currency: str = "",
+    hub_name: str = "the hub",
+    limits: FreightLimits = DEFAULT_LIMITS,
+) -> RoutePlan:
+    """Price a consolidation leg by leg and choose an option per leg.
+
+    Inbound legs leave on their own dates and must reach the hub by the required date less the
+    fastest transit of the legs after the hub; the main carriage (then any onward leg) leaves on
+    its own date or when the last chosen inbound leg reaches the hub, whichever is later, and must
+    arrive by the required date (less the fastest transit of the legs after it). Each leg takes
+    its cheapest option meeting its deadline, or its earliest when none does. The legs' rates
+    must share one currency (RateTableConflict otherwise); a leg without a rate is a NoRateError
+    naming it.
+    """
+    rates = list(rates)
+    inbound = sorted((leg for leg in legs if leg.role == LEG_INBOUND), key=lambda leg: leg.sequence)
+    after_hub = sorted((leg for leg in legs if leg.role != LEG_INBOUND), key=lambda leg: leg.sequence)
+    if not after_hub:
+        raise FreightError(
+            "The route has no main carriage from the hub to the destination: add the main leg."
+        )
+    if not any(leg.pieces for leg in after_hub):
+        raise FreightError("Nothing to carry: add lines (with catalogue dimensions) or packages.")
+    # The fastest each leg after the hub can be, to give the legs before it a deadline.
+    fastest = [
+        min(o.transit_days for o in _leg_options(leg, rates, leg.ready_date, None, limits))
+        for leg in after_hub
+    ]
+
+    def deadline_before(index: int) -> date | None:
+        """The day leg `index` of after_hub must leave by (the hub deadline for index 0)."""
+        if required_by is None:
+            return None
+        return required_by - timedelta(days=sum(fastest[index:]))
+
+    plans: list[LegPlan] = []
+    hub_deadline = deadline_before(0)
+    for leg in inbound:
+        why = f"the fastest main carriage then takes {_days(fastest[0])}" if fastest else ""
+        plans.append(_plan_leg(leg, rates, leg.ready_date, hub_deadline, why, limits))
+    reached = [p.chosen.arrival for p in plans if p.chosen is not None]
+    previous = max(reached) if reached else None
+    for index, leg in enumerate(after_hub):
+        departure = leg.ready_date if previous is None else max(leg.ready_date, previous)
+        deadline = deadline_before(index + 1)
+        later = sum(fastest[index + 1 :])
+        why = "the required date" if not later else f"the legs after it take at least {_days(later)}"
+        plan = _plan_leg(leg, rates, departure, deadline, why, limits)
+        if previous is not None and departure > leg.ready_date:
+            plan.reasons.insert(
+                0, f"{_leg_name(leg)} leaves {departure.isoformat()}, when the goods are at {hub_name}"
+            )
+        plans.append(plan)
+        if plan.chosen is not None:
+            previous = plan.chosen.arrival
+
+    chosen = [p.chosen for p in plans if p.chosen is not None]
+    currencies = sorted({o.currency for o in chosen} | ({hub_handling_currency} if hub_handling else set()))
+    if len(currencies) > 1:
+        raise RateTableConflict(
+            f"the route's legs are priced in several currencies ({', '.join(currencies)}); "
+            f"convert the rates to one currency before adding them up"
+        )
+    currency = currencies[0]
+    if hub_handling is None:
+        hub_note = f"No hub handling charge is recorded for {hub_name}: none is counted."
+    else:
+        hub_handling = money(as_decimal(hub_handling, "hub_handling"))
+        hub_note = f"Hub handling at {hub_name}: {_fmt_money(hub_handling)} {currency}."
+    cost = money(sum((o.cost for o in chosen), hub_handling or Decimal(0)))
+    last = plans[-1]
+    arrival = last.chosen.arrival if last.chosen is not None else max(o.arrival for o in chosen)
+    main = next((p.sequence for p in plans if p.role == "main"), after_hub[-1].sequence)
+    terms = " + ".join(f"{_fmt_money(o.cost)}" for o in chosen)
+    if hub_handling is not None:
+        terms += f" + {_fmt_money(hub_handling)} hub handling"
+    reasons = [
+        *(reason for p in plans for reason in p.reasons),
+        hub_note,
+        f"Route total: {terms} = {_fmt_money(cost)} {currency}, arriving {arrival.isoformat()}"
+        + ("" if required_by is None else (" (on time)" if arrival <= required_by else
+           f", {_days((arrival - required_by).days)} after {required_by.isoformat()}")),
+    ]  # fmt: skip
+    return RoutePlan(
+        legs=plans,
+        hub_handling=hub_handling,
+        hub_handling_note=hub_note,
+        cost=cost,
+        currency=currency,
+        arrival=arrival,
+        on_time=None if required_by is None else arrival <= required_by,
+        main=main,
+        reasons=reasons,
+    )

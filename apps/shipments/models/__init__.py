@@ -1,4 +1,4 @@
-from .freight import DestinationTax, FreightRate, TariffRate
+from .freight import DestinationTax, ExchangeRate, FreightRate, TariffRate
 from .shipments import (
     EndUseFlag,
     Incoterm,
@@ -20,6 +20,7 @@ __all__ = [
     "DestinationTax",
     "EndUseFlag",
     "EventCode",
+    "ExchangeRate",
     "FreightRate",
     "Incoterm",
     "Leg",

@@ -124,10 +124,78 @@ class DestinationTax(AuditedModel, TimeStampedModel):
     handling_fee = models.DecimalField(
         max_digits=10, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
     )
-    currency = CurrencyField(default="USD")
+    currency = CurrencyField(default="USD", help_text="Currency of the brokerage and handling fees.")
+    # Valuation rules: what the customs value counts of freight and insurance (CIF basis only).
+    air_freight_cap_of_fob = models.DecimalField(
+        "air freight cap (fraction of FOB)",
+        max_digits=7,
+        decimal_places=5,
+        null=True,
+        blank=True,
+        validators=RATE,
+        help_text="Air freight counts in the customs value at most at this fraction of the FOB value "
+        "(India: 0.20). Empty: no cap.",
+    )
+    insurance_of_fob_when_unknown = models.DecimalField(
+        "insurance when not known (fraction of FOB)",
+        max_digits=7,
+        decimal_places=5,
+        null=True,
+        blank=True,
+        validators=RATE,
+        help_text="Without a charged premium, insurance counts in the customs value as this fraction of "
+        "the FOB value (India: 0.01125). Empty: the insurance estimate counts.",
+    )
+    valuation_rules_citation = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The rule behind the cap and the insurance figure, cited in the landed-cost explanation.",
+    )
 
     class Meta:
         ordering = ["country"]
 
     def __str__(self) -> str:
         return f"{self.country}: {self.vat_name} {self.vat_rate:%}"
+
+
+EXCHANGE_RATE_MAX = Decimal("9999999")
+
+
+class ExchangeRate(AuditedModel, TimeStampedModel):
+    """1 `base` = `rate` `quote` on `valid_on`, and where the figure comes from.
+
+    Landed costs convert freight and fees priced in another currency with the latest rate on or
+    before the freight plan's date (a rate quoted the other way round is used inverted).
+    """
+
+    base = CurrencyField()
+    quote = CurrencyField()
+    # 15 significant digits at most: SQLite reads decimals back as floating point.
+    rate = models.DecimalField(
+        max_digits=15,
+        decimal_places=8,
+        validators=[MinValueValidator(Decimal("0.00000001")), MaxValueValidator(EXCHANGE_RATE_MAX)],
+        help_text="Units of the quote currency for one unit of the base currency.",
+    )
+    valid_on = models.DateField(validators=[validate_business_date])
+    source = models.CharField(
+        max_length=200,
+        help_text="Where the figure comes from, e.g. 'ECB euro foreign exchange reference rates' or "
+        "a CBIC customs exchange-rate notification.",
+    )
+
+    class Meta:
+        ordering = ["base", "quote", "-valid_on"]
+        constraints = [
+            models.UniqueConstraint(fields=["base", "quote", "valid_on"], name="shipments_fx_unique"),
+            models.CheckConstraint(condition=Q(rate__gt=0), name="shipments_fx_rate_positive"),
+            models.CheckConstraint(condition=~Q(base=models.F("quote")), name="shipments_fx_two_currencies"),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 {self.base} = {self.rate} {self.quote} ({self.valid_on})"
+
+    def clean(self) -> None:
+        if self.base and self.base == self.quote:
+            raise ValidationError({"quote": "An exchange rate needs two different currencies."})

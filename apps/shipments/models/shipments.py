@@ -177,6 +177,20 @@ class Shipment(AuditedModel, TimeStampedModel):
         help_text="Cargo insurance premium charged to the buyer, in the shipment currency. On the invoice "
         "under CIP and CIF.",
     )
+    # What was booked, stored when the shipment enters "booked" (services.booked_freight_store):
+    # freight options are not re-priced once booked (issue 11).
+    booked_freight = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The freight option (or per-leg plan) chosen at booking, amounts as strings.",
+    )
+    booked_freight_cost = MoneyField(
+        null=True, blank=True, editable=False, help_text="Its cost at booking, in booked_freight_currency."
+    )
+    booked_freight_currency = CurrencyField(
+        blank=True, default="", editable=False, help_text="The currency of the freight rates it was priced in."
+    )
     reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
     end_use = models.CharField(
         max_length=300,
