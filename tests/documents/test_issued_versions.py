@@ -9,25 +9,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from pypdf import PdfReader
 
-from apps.compliance import services as compliance
 from apps.core.models import AuditEvent
 from apps.documents import services
 from apps.documents.models import Document
-from tests.shipments.conftest import pack_all
 
 
 def text_of(data: bytes) -> str:
     return " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages).split())
-
-
-@pytest.fixture
-def approved(submitted, indian_customer, dgx, coordinator):
-    shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 1)])
-    compliance.compliance_check_run(shipment=shipment, actor=coordinator)
-    shipment.refresh_from_db()
-    assert shipment.status == "approved"
-    pack_all(shipment)
-    return shipment
 
 
 def _issued(shipment, doc_type, actor):

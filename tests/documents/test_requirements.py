@@ -7,21 +7,10 @@ import io
 import pytest
 from django.core.management import call_command
 
-from apps.compliance import services as compliance
 from apps.documents import builder, services
 from apps.documents.models import Document
-from tests.documents.test_issue10 import _pack_all, _pdf_text, _us_export
+from tests.documents.test_issue10 import _pdf_text, _us_export
 from tests.documents.test_issued_versions import text_of
-
-
-@pytest.fixture
-def approved(submitted, indian_customer, dgx, coordinator):
-    shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 1)])
-    compliance.compliance_check_run(shipment=shipment, actor=coordinator)
-    shipment.refresh_from_db()
-    assert shipment.status == "approved"
-    _pack_all(shipment)
-    return shipment
 
 
 def test_the_api_lists_what_is_not_required_and_why(approved, coordinator, api_as):
