@@ -12,6 +12,12 @@ reads an allow-listed projection of the plan, never the plan itself:
 - every other partner (a supplier, a forwarder, a broker) reads the physical facts only: no
   totals and no landed cost of the customer's goods.
 
+A consolidation priced leg by leg (`route`) and what was booked (`booked.booked_freight`, with
+`booked_freight_cost`) follow the same split: the legs' physical facts for every partner, the
+legs' costs, the hub handling and the totals for the customer side, breakdowns and reasons for
+operator staff only. The booked view's legs, dates and recorded freight charge are no rate card
+and every party reads them.
+
 A field the freight engine adds later stays hidden from partners until it is listed here.
 See docs/security.md, "Freight rates and landed cost".
 """

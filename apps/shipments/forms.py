@@ -160,7 +160,9 @@ class LegForm(ScopedChoicesFormMixin, forms.ModelForm):
         for name in ("origin", "destination"):
             self.fields[name].queryset = self.fields[name].queryset.order_by("country", "name")
         # The lines of this shipment only (the shipment itself was found through visible_to).
-        lines = shipment.lines.order_by("line_number") if shipment is not None else ShipmentLine.objects.none()
+        lines = (
+            shipment.lines.order_by("line_number") if shipment is not None else ShipmentLine.objects.none()
+        )
         self.fields["lines"].queryset = lines.select_related("part")
         self.fields["lines"].label_from_instance = lambda line: (
             f"Line {line.line_number}: {line.quantity} × {line.part.part_number} ({line.country_of_origin})"

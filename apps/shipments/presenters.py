@@ -48,8 +48,9 @@ def route_plan_data(shipment: Shipment, route) -> dict:
         "options": [],
         "route": jsonable(route),
         "landed_cost": jsonable(landed),
-        "message": f"Priced leg by leg along the route: {len(route.legs)} legs, "
-        f"{route.cost:,.2f} {route.currency}.",
+        # No amount in the message: every partner reads it (disclosure.py).
+        "message": f"A consolidation through {route.legs[0].destination_country}: priced leg by leg "
+        f"({len(route.legs)} legs), each on its own lane and dates.",
     }
 
 
@@ -80,9 +81,9 @@ def shipment_is_booked(shipment: Shipment) -> bool:
 
 
 def booked_plan_data(shipment: Shipment) -> dict:
-    """What was booked (legs with carrier, transport document and dates) and what it cost, as
-    recorded: the freight charge. The option chosen at booking and the carrier's cost are not
-    stored, so they are not invented from today's rates."""
+    """What was booked (legs with carrier, transport document and dates) and what it cost: the freight
+    charge recorded and the option (or per-leg plan) chosen at booking with its cost, stored then
+    (`booked_freight.store_on_booking`); never re-priced from today's rates."""
     booked_event = shipment.events.filter(code=EventCode.BOOKED).order_by("occurred_at").first()
     legs = [
         {
@@ -106,6 +107,9 @@ def booked_plan_data(shipment: Shipment) -> dict:
         if charge is not None
         else "No freight charge is recorded for it."
     )
+    # The cost at booking is not put in the message: partners read the message, and only the
+    # customer side reads that cost (disclosure.py).
+    booked_cost = shipment.booked_freight_cost
     return {
         "recommendation": None,
         "options": [],
@@ -119,6 +123,9 @@ def booked_plan_data(shipment: Shipment) -> dict:
                 "currency": shipment.currency,
                 "eta": shipment.eta,
                 "legs": legs,
+                "booked_freight": shipment.booked_freight,
+                "booked_freight_cost": booked_cost,
+                "booked_freight_currency": shipment.booked_freight_currency,
             }
         ),
         "message": f"Booked ({shipment.get_mode_display().lower()}): freight options are not re-priced "

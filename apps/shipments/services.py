@@ -448,7 +448,8 @@ def _route_problems(
             if line.pk in carried:
                 refuse(
                     "lines",
-                    f"Line {line.line_number} is carried to the hub by leg {carried[line.pk].sequence} already.",
+                    f"Line {line.line_number} is carried to the hub by leg "
+                    f"{carried[line.pk].sequence} already.",
                 )
     elif leg.role == LegRole.MAIN:
         if main is not None:
@@ -468,7 +469,8 @@ def _route_problems(
     elif leg.role == LegRole.ONWARD:
         if leg.destination_id != destination.pk:
             refuse("destination", f"An onward leg ends at the shipment's destination, {destination}.")
-        if main is not None and main.destination_id != destination.pk and leg.origin_id != main.destination_id:
+        after_gateway = main is not None and main.destination_id != destination.pk
+        if after_gateway and leg.origin_id != main.destination_id:
             refuse("origin", f"The onward leg starts where the main carriage ends, {main.destination}.")
     return problems
 

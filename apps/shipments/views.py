@@ -25,7 +25,7 @@ from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
-from .models import FreightRate, Shipment, ShipmentLine, ShipmentStatus, Site
+from .models import FreightRate, Leg, LegRole, Shipment, ShipmentLine, ShipmentStatus, Site
 from .models.shipments import attach_line_counts
 from .presenters import freight_plan_data
 
@@ -178,12 +178,19 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         if need.needed
     }
     lines = list(shipment.lines.all())
+    legs = sorted(shipment.legs.all(), key=lambda leg: (_ROUTE_ORDER.get(leg.role, 9), leg.sequence))
+    legs_by_id = {leg.pk: leg for leg in legs}
+    events = sorted(shipment.events.all(), key=lambda e: (e.occurred_at, e.id))
+    for event in events:  # the loaded legs, with their sites: no query per event
+        event.route_leg = legs_by_id.get(event.leg_id)
     context = {
         "shipment": shipment,
         "lines": lines,
         "packages": list(shipment.packages.all()),
-        "legs": list(shipment.legs.all()),
-        "events": sorted(shipment.events.all(), key=lambda e: (e.occurred_at, e.id)),
+        "legs": legs,
+        "route": _route(legs),
+        "eta_source": _eta_source(shipment, legs, events),
+        "events": events,
         "parties": list(shipment.parties.all()),
         "incoterm": incoterm_rule(shipment.incoterm),
         "record_needs": [(need, providers.get(need.role, [])) for need in needs],
@@ -205,6 +212,37 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "open_form": forms_override.get("open_form", ""),
     }
     return render(request, "shipments/shipment_detail.html", context, status=status)
+
+
+# Legs are listed in the order goods move: inbound to the hub, the main carriage, then onward.
+_ROUTE_ORDER = {LegRole.INBOUND: 0, LegRole.MAIN: 1, LegRole.ONWARD: 2}
+
+
+def _route(legs: list[Leg]) -> list[str]:
+    """The route as places in order; the inbound legs' origins meet at the hub ("A + B → hub → …")."""
+    inbound = [leg for leg in legs if leg.role == LegRole.INBOUND]
+    steps: list[str] = []
+    if inbound:
+        steps += [" + ".join(str(leg.origin) for leg in inbound), str(inbound[0].destination)]
+    for leg in legs:
+        if leg.role == LegRole.INBOUND:
+            continue
+        if not steps or steps[-1] != str(leg.origin):
+            steps.append(str(leg.origin))
+        steps.append(str(leg.destination))
+    return steps
+
+
+def _eta_source(shipment: Shipment, legs: list[Leg], events: list) -> str:
+    """Where the ETA comes from, in words (selectors.shipment_refresh_eta decides it)."""
+    if any(e.code == "delivered" for e in events):
+        return "delivered"
+    if any(e.eta and (e.route_leg is None or e.route_leg.role != LegRole.INBOUND) for e in events):
+        return "reported"
+    onward = [leg for leg in legs if leg.role != LegRole.INBOUND and leg.planned_arrival]
+    reaching = [leg for leg in onward if leg.destination_id == shipment.destination_id]
+    last = max(reaching or onward, key=lambda leg: leg.sequence, default=None)
+    return f"planned arrival of leg {last.sequence}, {last.get_role_display().lower()}" if last else ""
 
 
 def _missing_documents(shipment: Shipment) -> list:
@@ -248,7 +286,9 @@ class LineAddView(_ShipmentPostView):
     def save(self, form):
         data = form.cleaned_data
         fields = {
-            k: data[k] for k in ("unit_value", "hs_code", "country_of_origin") if data.get(k) not in (None, "")
+            k: data[k]
+            for k in ("unit_value", "hs_code", "country_of_origin")
+            if data.get(k) not in (None, "")
         }
         line = services.line_add(
             shipment=self.shipment,

@@ -17,24 +17,29 @@ from apps.shipments.engines import freight as f
 
 DAY = dt.date(2026, 12, 1)
 VALID = {"valid_from": dt.date(2026, 1, 1), "valid_to": dt.date(2027, 12, 31), "currency": "USD"}
+OCEAN = {"price_per_tonne": D(30), "minimum_charge": D(100), "price_per_cbm": D(40), **VALID}
+
+
+def boxes(p20, p40, p40hc):
+    return {"20GP": D(p20), "40GP": D(p40), "40HC": D(p40hc)}
+
+
 RATES = [
     f.Rate("air", "TW", "SG", transit_days=3, price_per_kg=D("2.10"), minimum_charge=D(150), **VALID),
-    f.Rate(
-        "ocean", "TW", "SG", transit_days=7, container_prices={"20GP": D(650), "40GP": D(1100), "40HC": D(1200)},
-        price_per_cbm=D(40), price_per_tonne=D(30), minimum_charge=D(100), **VALID,
-    ),
+    f.Rate("ocean", "TW", "SG", transit_days=7, container_prices=boxes(650, 1100, 1200), **OCEAN),
     f.Rate("air", "MX", "SG", transit_days=6, price_per_kg=D("5.80"), minimum_charge=D(300), **VALID),
     f.Rate(
-        "ocean", "MX", "SG", transit_days=35, container_prices={"20GP": D(2900), "40GP": D(4000), "40HC": D(4200)},
-        price_per_cbm=D(85), price_per_tonne=D(60), minimum_charge=D(200), **VALID,
+        "ocean",
+        "MX",
+        "SG",
+        transit_days=35,
+        container_prices=boxes(2900, 4000, 4200),
+        **(OCEAN | {"price_per_cbm": D(85), "price_per_tonne": D(60), "minimum_charge": D(200)}),
     ),
     f.Rate("air", "SG", "IN", transit_days=2, price_per_kg=D("1.90"), minimum_charge=D(150), **VALID),
-    f.Rate(
-        "ocean", "SG", "IN", transit_days=7, container_prices={"20GP": D(600), "40GP": D(850), "40HC": D(900)},
-        price_per_cbm=D(40), price_per_tonne=D(30), minimum_charge=D(100), **VALID,
-    ),
+    f.Rate("ocean", "SG", "IN", transit_days=7, container_prices=boxes(600, 850, 900), **OCEAN),
     f.Rate("air", "TW", "IN", transit_days=5, price_per_kg=D("4.20"), minimum_charge=D(250), **VALID),
-]  # fmt: skip
+]
 SERVERS = f.Piece(D(130), D(90), D(85), D(165), quantity=4, category="server", label="line 1")
 SWITCHES = f.Piece(D(120), D(100), D(60), D(96), category="network_switch", label="package 5")
 

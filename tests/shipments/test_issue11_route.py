@@ -71,7 +71,9 @@ def test_a_second_main_leg_is_refused(two_lines, hub, datacentre, factory_site):
 
 def test_inbound_legs_end_at_one_hub(two_lines, hub, operator, factory_site, mexico_factory):
     shipment, servers, cables = two_lines
-    other_hub = Site.objects.create(owner=operator, name="Dubai hub", kind="warehouse", city="Dubai", country="AE")
+    other_hub = Site.objects.create(
+        owner=operator, name="Dubai hub", kind="warehouse", city="Dubai", country="AE"
+    )
     inbound(shipment, factory_site, hub, [servers])
     message = refused(lambda: inbound(shipment, mexico_factory, other_hub, [cables]), "destination")
     assert "SG bonded hub" in message
@@ -87,7 +89,9 @@ def test_the_main_leg_starts_at_the_hub(two_lines, hub, factory_site, datacentre
 def test_an_inbound_leg_ends_where_the_main_leg_starts(two_lines, hub, operator, factory_site, datacentre):
     shipment, servers, _ = two_lines
     main(shipment, hub, datacentre)
-    other_hub = Site.objects.create(owner=operator, name="Dubai hub", kind="warehouse", city="Dubai", country="AE")
+    other_hub = Site.objects.create(
+        owner=operator, name="Dubai hub", kind="warehouse", city="Dubai", country="AE"
+    )
     message = refused(lambda: inbound(shipment, factory_site, other_hub, [servers]), "destination")
     assert "SG bonded hub" in message
 
@@ -128,10 +132,21 @@ def test_the_api_answers_400_naming_the_field(coordinator, api_as, two_lines, hu
     shipment, _, _ = two_lines
     base = f"/api/v1/shipments/{shipment.reference}/legs/"
     api = api_as(coordinator)
-    back = {"role": "inbound", "origin": datacentre.pk, "destination": factory_site.pk, "mode": "air", "lines": [1]}
+    back = {
+        "role": "inbound",
+        "origin": datacentre.pk,
+        "destination": factory_site.pk,
+        "mode": "air",
+        "lines": [1],
+    }
     response = api.post(base, back, format="json")
     assert response.status_code == 400 and "origin" in response.json(), response.content[:300]
-    assert api.post(base, {"role": "main", "origin": hub.pk, "destination": datacentre.pk, "mode": "air"}).status_code == 201
+    assert (
+        api.post(
+            base, {"role": "main", "origin": hub.pk, "destination": datacentre.pk, "mode": "air"}
+        ).status_code
+        == 201
+    )
     second = api.post(base, {"role": "main", "origin": hub.pk, "destination": datacentre.pk, "mode": "air"})
     assert second.status_code == 400 and "role" in second.json()
 
@@ -228,10 +243,15 @@ def test_the_browser_builds_the_consolidation(
     assert client.post(f"{url}legs/", leg | {"lines": [servers.pk]}).status_code == 302
     again = client.post(f"{url}legs/", leg | {"origin": mexico_factory.pk, "lines": [servers.pk, cables.pk]})
     assert again.status_code == 400 and "lines" in again.context["leg_form"].errors
-    assert client.post(f"{url}legs/", leg | {"origin": mexico_factory.pk, "lines": [cables.pk]}).status_code == 302
+    assert (
+        client.post(f"{url}legs/", leg | {"origin": mexico_factory.pk, "lines": [cables.pk]}).status_code
+        == 302
+    )
     main_leg = {"role": "main", "origin": hub.pk, "destination": datacentre.pk, "mode": "air"}
     assert client.post(f"{url}legs/", main_leg | {"planned_arrival": "2026-12-24"}).status_code == 302
-    back = client.post(f"{url}legs/", {"role": "inbound", "origin": datacentre.pk, "destination": hub.pk, "mode": "road"})
+    back = client.post(
+        f"{url}legs/", {"role": "inbound", "origin": datacentre.pk, "destination": hub.pk, "mode": "road"}
+    )
     assert back.status_code == 400 and "origin" in back.context["leg_form"].errors
 
     legs = list(shipment.legs.order_by("sequence"))
@@ -264,3 +284,29 @@ def test_the_browser_forms_choose_only_this_shipments_lines_and_legs(
     )
     assert event.status_code == 400 and "leg" in event.context["event_form"].errors
     assert not shipment.legs.exists() and not shipment.events.exists()
+
+
+def test_an_arrival_on_the_main_leg_counts_when_an_inbound_leg_has_a_later_sequence(
+    ready_to_book, coordinator, api_as, operator, hub, factory_site
+):
+    """The main carriage lands at the destination's airport; an inbound leg added after it (a later
+    sequence) does not make that arrival one at the hub."""
+    from apps.documents.services import documents_issue_required
+
+    from .test_out_of_order_events import post
+    from .test_workflow import approve
+
+    shipment = ready_to_book()
+    maa = Site.objects.create(
+        owner=operator, name="Chennai airport", kind="airport", city="Chennai", country="IN", iata_code="MAA"
+    )
+    main_leg = shipment.legs.get(role="main")
+    services.leg_update(leg=main_leg, fields={"destination": maa})
+    inbound(shipment, factory_site, hub, [shipment.lines.get()])
+    shipment = approve(shipment, coordinator)
+    documents_issue_required(shipment=shipment, actor=coordinator)
+    shipment = services.shipment_transition(shipment=shipment, target="booked", actor=coordinator)
+    api = api_as(coordinator)
+    post(api, shipment, "departed", 5, leg=main_leg.pk)
+    arrived = post(api, shipment, "arrived", 1, leg=main_leg.pk)
+    assert arrived["status_after"] == "at_customs", arrived

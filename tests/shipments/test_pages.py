@@ -61,8 +61,9 @@ def test_detail_page_add_line_errors_and_success(
     client = browser_as(coordinator)
     url = f"/shipments/{shipment.reference}/"
     # A fixed number whatever the shipment holds: session, user, the shipment with its prefetches,
-    # importer/exporter-of-record providers, compliance and documents state, audit trail.
-    with django_assert_num_queries(18):
+    # importer/exporter-of-record providers, compliance and documents state, audit trail, and the
+    # choices of the leg form's lines carried and the event form's leg (issue 11).
+    with django_assert_num_queries(20):
         page = client.get(url).content.decode()
     assert "can act as importer of record" in page and "Submit for compliance review" in page
     bad = client.post(f"{url}lines/", {"part": gpu_server.pk, "quantity": 0})

@@ -26,6 +26,13 @@ def _lenient(client):
 @pytest.fixture
 def full_shipment(make_shipment, gpu_server, cable, hub, datacentre, rates):
     """A draft with two lines, a package, an inbound and a main leg and an event."""
+    # With an inbound leg the freight plan prices each leg on its own lane (issue 11): give the
+    # TW → SG and SG → IN lanes a rate, as the TW → IN lane has in `rates`.
+    air, _ocean = rates
+    for origin, destination in (("TW", "SG"), ("SG", "IN")):
+        air.pk = None
+        air.origin_country, air.destination_country = origin, destination
+        air.save()
     shipment = make_shipment()
     line = services.line_add(shipment=shipment, part=gpu_server, quantity=2, serials=["S1", "S2"])
     services.line_add(shipment=shipment, part=cable, quantity=10)

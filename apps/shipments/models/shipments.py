@@ -177,7 +177,7 @@ class Shipment(AuditedModel, TimeStampedModel):
         help_text="Cargo insurance premium charged to the buyer, in the shipment currency. On the invoice "
         "under CIP and CIF.",
     )
-    # What was booked, stored when the shipment enters "booked" (services.booked_freight_store):
+    # What was booked, stored when the shipment enters "booked" (booked_freight.store_on_booking):
     # freight options are not re-priced once booked (issue 11).
     booked_freight = models.JSONField(
         null=True,
@@ -189,7 +189,10 @@ class Shipment(AuditedModel, TimeStampedModel):
         null=True, blank=True, editable=False, help_text="Its cost at booking, in booked_freight_currency."
     )
     booked_freight_currency = CurrencyField(
-        blank=True, default="", editable=False, help_text="The currency of the freight rates it was priced in."
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The currency of the freight rates it was priced in.",
     )
     reason_for_export = models.CharField(max_length=40, default="sale", blank=True)
     end_use = models.CharField(
