@@ -52,6 +52,12 @@ ERROR_SCHEMAS = {
         "properties": {
             "detail": {"type": "string"},
             "reasons": {"type": "array", "items": {}},
+            "record_parties": {
+                "type": "string",
+                "format": "uri",
+                "description": "When a shipment's change is refused for a missing importer or "
+                "exporter of record: where to read what is needed and who could be named.",
+            },
             "referenced_by": {"type": "array", "items": {"type": "string"}},
             "non_field_errors": {"type": "array", "items": {"type": "string"}},
         },

@@ -12,7 +12,7 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from apps.accounts.models import Organisation
+from apps.accounts.models import Organisation, RecordService, ServiceCoverage
 from apps.catalog.models import Part
 
 from .engines import freight as freight_engine
@@ -189,6 +189,67 @@ def record_party_providers(country: str, service: str, *, for_user=None) -> list
     if for_user is not None:
         providers = providers.filter(pk__in=Organisation.objects.nameable_by(for_user).values("pk"))
     return list(providers.order_by("legal_name").distinct())
+
+
+@dataclass(frozen=True)
+class RecordProvider:
+    organisation: Organisation
+    services: list[str]  # what it covers in the country: "ior", "eor"
+
+
+@dataclass(frozen=True)
+class RecordPartyAssessment:
+    """One record role of a shipment: the engine's need, who is named for it, who could be."""
+
+    need: RecordPartyNeed
+    assessed: Organisation | None  # the consignee (importer) or shipper (exporter) assessed
+    named: Organisation | None  # the importer / exporter of record named on the shipment
+    providers: list[RecordProvider]
+
+
+RECORD_ROLES = {
+    "importer": (PartyRole.CONSIGNEE, PartyRole.IMPORTER_OF_RECORD, RecordService.IMPORTER_OF_RECORD),
+    "exporter": (PartyRole.SHIPPER, PartyRole.EXPORTER_OF_RECORD, RecordService.EXPORTER_OF_RECORD),
+}
+
+
+def record_party_queryset():
+    """A shipment with what `record_party_assessments` reads, in three queries."""
+    return Shipment.objects.select_related("origin", "destination").prefetch_related(
+        Prefetch("parties", queryset=_parties_queryset())
+    )
+
+
+def record_party_assessments(shipment: Shipment, *, for_user) -> list[RecordPartyAssessment]:
+    """Importer and exporter of record: needed or not and why, who is named, and the providers
+    covering the country that `for_user` may name (`nameable_by`, as the party fields) — one
+    query for the providers of both roles, however many there are."""
+    parties = {p.role: p.organisation for p in shipment.parties.all()}
+    needs = record_party_needs(shipment)
+    coverage = (
+        ServiceCoverage.objects.filter(
+            country__in={need.country for need in needs},
+            organisation__in=Organisation.objects.nameable_by(for_user),
+        )
+        .select_related("organisation")
+        .order_by("organisation__legal_name", "organisation_id", "service")
+    )
+    covered: dict[tuple[str, str], list[Organisation]] = {}
+    services: dict[tuple[int, str], list[str]] = {}
+    for row in coverage:
+        services.setdefault((row.organisation_id, row.country), []).append(row.service)
+        covered.setdefault((row.service, row.country), []).append(row.organisation)
+    assessments = []
+    for need in needs:
+        assessed_role, named_role, service = RECORD_ROLES[need.role]
+        providers = [
+            RecordProvider(organisation, services[(organisation.pk, need.country)])
+            for organisation in covered.get((service, need.country), [])
+        ]
+        assessments.append(
+            RecordPartyAssessment(need, parties.get(assessed_role), parties.get(named_role), providers)
+        )
+    return assessments
 
 
 # --- guards (simple rules until the compliance and documents apps fill them in) --------------

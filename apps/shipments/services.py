@@ -39,6 +39,11 @@ from .models import (
 )
 
 
+class RecordPartyProblem(str):
+    """A guard problem that is a missing importer / exporter of record: still plain text, marked
+    so that the API's 409 can link to the record-party assessment."""
+
+
 class TransitionRefused(Exception):
     """A status change the flow or its guard does not allow; the API answers 409."""
 
@@ -46,6 +51,7 @@ class TransitionRefused(Exception):
         super().__init__(message)
         self.message = message
         self.reasons = reasons or [message]
+        self.missing_record_party = any(isinstance(r, RecordPartyProblem) for r in self.reasons)
 
 
 def _owner_for(actor: User) -> Organisation:
@@ -506,7 +512,7 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
         for need in selectors.record_party_needs(shipment):
             role = PartyRole.IMPORTER_OF_RECORD if need.role == "importer" else PartyRole.EXPORTER_OF_RECORD
             if need.needed and role not in roles:
-                problems.append(f"{need.reasons[0]} Name an {role.label.lower()}.")
+                problems.append(RecordPartyProblem(f"{need.reasons[0]} Name an {role.label.lower()}."))
     elif target == ShipmentStatus.APPROVED:
         problems.extend(selectors.compliance_problems(shipment))
     elif target == ShipmentStatus.BOOKED:

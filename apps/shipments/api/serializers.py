@@ -1,7 +1,7 @@
 from django.db.models import Q
 from rest_framework import serializers
 
-from apps.accounts.models import Organisation
+from apps.accounts.models import Organisation, RecordService
 from apps.catalog.models import Part
 from apps.core.api import FittingDecimalField, ScopedPrimaryKeyRelatedField
 from apps.core.disclosure import person_label
@@ -397,3 +397,46 @@ class ExchangeRateSerializer(serializers.ModelSerializer):
     class Meta:
         model = ExchangeRate
         fields = ["id", "base", "quote", "rate", "valid_on", "source"]
+
+
+class OrganisationBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    legal_name = serializers.CharField()
+
+
+class RecordProviderSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="organisation.pk")
+    legal_name = serializers.CharField(source="organisation.legal_name")
+    country = serializers.CharField(source="organisation.country")
+    services = serializers.ListField(
+        child=serializers.ChoiceField(choices=RecordService.choices),
+        help_text="What it covers in the country: `ior` importer of record, `eor` exporter of record.",
+    )
+
+
+class RecordPartyAssessmentSerializer(serializers.Serializer):
+    """One record role: whether a provider is needed, why, who is named and who could be."""
+
+    country = serializers.CharField(
+        source="need.country", help_text="Destination (importer) or origin (exporter) country."
+    )
+    needed = serializers.BooleanField(
+        source="need.needed",
+        help_text="True when the consignee (importer) or shipper (exporter) cannot act as the party of "
+        "record, so one must be named before review.",
+    )
+    reasons = serializers.ListField(child=serializers.CharField(), source="need.reasons")
+    assessed_party = OrganisationBriefSerializer(
+        source="assessed", allow_null=True, help_text="The consignee or shipper assessed, if named."
+    )
+    named = OrganisationBriefSerializer(
+        allow_null=True, help_text="The importer / exporter of record named on the shipment, if any."
+    )
+    providers = RecordProviderSerializer(
+        many=True, help_text="Providers covering the country that you may name, by legal name."
+    )
+
+
+class RecordPartiesSerializer(serializers.Serializer):
+    importer = RecordPartyAssessmentSerializer(help_text="Importer of record at the destination.")
+    exporter = RecordPartyAssessmentSerializer(help_text="Exporter of record at the origin.")

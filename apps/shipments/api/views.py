@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -10,7 +11,7 @@ from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.idempotency import idempotent
 from apps.core.scoping import CHANGE, VIEW
 
-from .. import services
+from .. import selectors, services
 from ..disclosure import freight_plan_for
 from ..engines.freight import CannotCarryError, MissingFiguresError, NoRateError, RateTableConflict
 from ..engines.landed_cost import CurrencyMismatch
@@ -25,6 +26,7 @@ from .serializers import (
     LegSerializer,
     LineSerializer,
     PackageSerializer,
+    RecordPartiesSerializer,
     ShipmentSerializer,
     ShipmentWriteSerializer,
     SiteSerializer,
@@ -34,8 +36,14 @@ from .serializers import (
 REF = OpenApiParameter("shipment_reference", str, OpenApiParameter.PATH, description="e.g. SHP-2026-000123")
 
 
-def _refused(exc: services.TransitionRefused) -> Response:
-    return Response({"detail": exc.message, "reasons": exc.reasons}, status=status.HTTP_409_CONFLICT)
+def _refused(exc: services.TransitionRefused, *, request, shipment: Shipment) -> Response:
+    body = {"detail": exc.message, "reasons": exc.reasons}
+    if exc.missing_record_party:
+        # Where to read the assessment and the providers that could be named.
+        body["record_parties"] = request.build_absolute_uri(
+            reverse("api:shipment-record-parties", kwargs={"reference": shipment.reference})
+        )
+    return Response(body, status=status.HTTP_409_CONFLICT)
 
 
 class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
@@ -75,6 +83,7 @@ class ShipmentViewSet(
         "transition": "shipments.view",
         "events": "shipments.view",
         "freight_options": "shipments.view",
+        "record_parties": "shipments.view",
     }
 
     def get_base_queryset(self):
@@ -159,7 +168,7 @@ class ShipmentViewSet(
                 hold_kind=serializer.validated_data.get("hold_kind", ""),
             )
         except services.TransitionRefused as exc:
-            return _refused(exc)
+            return _refused(exc, request=request, shipment=shipment)
         return Response(self._read(shipment))
 
     @extend_schema(
@@ -220,13 +229,26 @@ class ShipmentViewSet(
                     eta=data.get("eta"),
                 )
             except services.TransitionRefused as exc:
-                return _refused(exc)
+                return _refused(exc, request=request, shipment=shipment)
             return Response(
                 EventSerializer(event, context=self.get_serializer_context()).data,
                 status=status.HTTP_201_CREATED,
             )
 
         return idempotent(request, handler)
+
+    @extend_schema(responses=RecordPartiesSerializer)
+    @action(detail=True, methods=["get"], url_path="record-parties")
+    def record_parties(self, request, reference=None):
+        """Whether an importer / exporter of record is needed and why, who is named, and the
+        providers covering the country that you may name (the 409 of a review links here)."""
+        shipment = get_object_or_404(
+            selectors.record_party_queryset().visible_to(request.user, VIEW), reference=reference
+        )
+        assessments = {
+            a.need.role: a for a in selectors.record_party_assessments(shipment, for_user=request.user)
+        }
+        return Response(RecordPartiesSerializer(assessments).data)
 
     @extend_schema(
         responses=inline_serializer(
