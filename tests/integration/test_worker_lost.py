@@ -17,6 +17,7 @@ from apps.core.models import TaskRecord, TaskState
 from apps.documents.models import Document
 from apps.documents.services import document_generate_start
 from apps.shipments.models import Shipment
+from tests.shipments.conftest import pack_all
 
 from .worker import celery_worker
 
@@ -49,6 +50,7 @@ def test_a_task_whose_worker_is_killed_is_stalled_then_redelivered_and_done_once
     shipment = submitted(request.getfixturevalue("indian_customer"), "IN", "Chennai",
                          [(request.getfixturevalue("dgx"), 1)])  # fmt: skip
     compliance_check_run(shipment=shipment, actor=coordinator)
+    pack_all(shipment)  # an invoice states packages and weights: packing comes first
     # Someone holds the shipment's row: the task renders, then waits for it to write.
     locked, unlock = threading.Event(), threading.Event()
 
