@@ -489,25 +489,7 @@ def lane_rates(origin_country: str, destination_country: str, on: dt.date) -> li
         valid_from__lte=on,
         valid_to__gte=on,
     )
-    return [
-        freight_engine.Rate(
-            mode=r.mode,
-            origin_country=r.origin_country,
-            destination_country=r.destination_country,
-            currency=r.currency,
-            transit_days=r.transit_days,
-            price_per_kg=r.price_per_kg,
-            container_prices=r.container_prices,
-            price_per_cbm=r.price_per_cbm,
-            price_per_tonne=r.price_per_tonne,
-            minimum_charge=r.minimum_charge,
-            valid_from=r.valid_from,
-            valid_to=r.valid_to,
-            carrier=r.carrier,
-            service=r.service,
-        )
-        for r in rows
-    ]
+    return [_rate(r) for r in rows]
 
 
 def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
@@ -530,6 +512,7 @@ def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
 
 
 def _rate(r: FreightRate) -> freight_engine.Rate:
+    """A rate table row as the freight engine reads it."""
     return freight_engine.Rate(
         mode=r.mode,
         origin_country=r.origin_country,
