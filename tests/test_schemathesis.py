@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 
 import schemathesis
 from django.core.signals import request_finished, request_started
@@ -108,7 +107,6 @@ def test_every_operation_answers_as_the_schema_says(db):
     app = get_wsgi_application()
     token = {"Authorization": f"Token {world.key_a}"}
     findings: dict[tuple[str, str], str] = {}
-    started = time.monotonic()
     with _one_connection():
         schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", app, headers=token)
         operations = 0
@@ -126,6 +124,5 @@ def test_every_operation_answers_as_the_schema_says(db):
                 except Unsatisfiable:
                     # Nothing of the request can be made invalid (only fixed path parameters).
                     assert mode is GenerationMode.NEGATIVE, label
-    elapsed = time.monotonic() - started
     assert operations >= 100, f"only {operations} operations in the schema"
-    assert not findings, f"{len(findings)} findings in {elapsed:.0f} s:\n" + "\n".join(findings.values())
+    assert not findings, f"{len(findings)} findings:\n" + "\n".join(findings.values())

@@ -9,7 +9,10 @@ class DocumentsConfig(AppConfig):
         from apps.shipments import hooks
         from apps.shipments.models import ShipmentStatus
 
-        from .services import documents_void_on_cancel
+        from .services import booking_problems, documents_void_on_cancel, missing_documents_labelled
 
         # Cancelling voids the issued documents and supersedes the drafts, in the cancel's transaction.
         hooks.on_enter(ShipmentStatus.CANCELLED, documents_void_on_cancel)
+        # Booking needs every required document issued; the shipment page lists the missing ones.
+        hooks.guard(ShipmentStatus.BOOKED, booking_problems)
+        hooks.report_missing_documents(missing_documents_labelled)

@@ -459,6 +459,19 @@ def missing_documents(shipment: Shipment) -> list[tuple[str, str, Document | Non
     ]
 
 
+def booking_problems(shipment: Shipment) -> list[str]:
+    """What stops booking on the documents side: every required document issued."""
+    return [
+        f"The {DocumentType(doc_type).label.lower()} is not issued. {why}"
+        for doc_type, why, _latest in missing_documents(shipment)
+    ]
+
+
+def missing_documents_labelled(shipment: Shipment) -> list[tuple[str, str, Document | None]]:
+    """Required documents not issued, for the shipment page: (label, why, latest version)."""
+    return [(DocumentType(t).label.lower(), why, latest) for t, why, latest in missing_documents(shipment)]
+
+
 def documents_issue_required(*, shipment: Shipment, actor: User) -> list[Document]:
     """Generate and issue every required document that is not issued yet (used by the demo and tests)."""
     issued = []

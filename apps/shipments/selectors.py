@@ -252,14 +252,7 @@ def record_party_assessments(shipment: Shipment, *, for_user) -> list[RecordPart
     return assessments
 
 
-# --- guards (simple rules until the compliance and documents apps fill them in) --------------
-
-
-def compliance_problems(shipment: Shipment) -> list[str]:
-    """Approval needs a passing compliance check of this version (or every hold reason resolved)."""
-    from apps.compliance.services import approval_problems
-
-    return approval_problems(shipment)
+# --- guards (compliance and documents add theirs through `hooks.guard`) ------------------------
 
 
 @dataclass(frozen=True)
@@ -319,17 +312,6 @@ def packing_issues(shipment: Shipment) -> list[PackingProblem]:
 def packing_problems(shipment: Shipment) -> list[str]:
     """What stops booking on the packing side, as sentences."""
     return [problem.message for problem in packing_issues(shipment)]
-
-
-def document_problems(shipment: Shipment) -> list[str]:
-    """Booking needs every required document issued."""
-    from apps.documents.models import DocumentType
-    from apps.documents.services import missing_documents
-
-    return [
-        f"The {DocumentType(doc_type).label.lower()} is not issued. {why}"
-        for doc_type, why, _latest in missing_documents(shipment)
-    ]
 
 
 # --- freight ----------------------------------------------------------------------------------

@@ -514,12 +514,12 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
             if need.needed and role not in roles:
                 problems.append(RecordPartyProblem(f"{need.reasons[0]} Name an {role.label.lower()}."))
     elif target == ShipmentStatus.APPROVED:
-        problems.extend(selectors.compliance_problems(shipment))
+        problems.extend(hooks.guard_problems(target, shipment))  # compliance: a passing check
     elif target == ShipmentStatus.BOOKED:
         problems.extend(selectors.packing_problems(shipment))
         if not shipment.legs.filter(role=LegRole.MAIN).exists():
             problems.append("No main-carriage leg is planned.")
-        problems.extend(selectors.document_problems(shipment))
+        problems.extend(hooks.guard_problems(target, shipment))  # documents: required ones issued
     elif target == ShipmentStatus.CANCELLED:
         problems.extend(
             workflow.cancel_problems(

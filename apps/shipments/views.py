@@ -18,7 +18,7 @@ from apps.core.scoping import CHANGE, VIEW
 from apps.core.tasks_outbox import owed_messages
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin, add_service_errors
 
-from . import selectors, services
+from . import hooks, selectors, services
 from .disclosure import freight_plan_for
 from .engines import workflow
 from .engines.freight import NoRateError
@@ -203,7 +203,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "can_post_events": can_change and user.can("shipments.track") and shipment.status != "cancelled",
         "actions": _actions_for(user, shipment) if can_change else [],
         "audit_events": events_for(user, AuditEvent.objects.for_object(shipment)),
-        "missing_documents": _missing_documents(shipment),
+        "missing_documents": hooks.missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(),
         "leg_form": forms_override.get("leg_form") or LegForm(user=user, shipment=shipment),
@@ -243,13 +243,6 @@ def _eta_source(shipment: Shipment, legs: list[Leg], events: list) -> str:
     reaching = [leg for leg in onward if leg.destination_id == shipment.destination_id]
     last = max(reaching or onward, key=lambda leg: leg.sequence, default=None)
     return f"planned arrival of leg {last.sequence}, {last.get_role_display().lower()}" if last else ""
-
-
-def _missing_documents(shipment: Shipment) -> list:
-    from apps.documents.models import DocumentType
-    from apps.documents.services import missing_documents
-
-    return [(DocumentType(t).label.lower(), why, latest) for t, why, latest in missing_documents(shipment)]
 
 
 class _ShipmentPostView(CapabilityRequiredMixin, View):

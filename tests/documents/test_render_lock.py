@@ -2,7 +2,6 @@
 and to write the version, so a forwarder's milestone on the same shipment never waits for it."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -162,16 +161,14 @@ def test_concurrent_generations_render_side_by_side_with_gap_free_numbers(
         return b"%PDF-1.7 rendered " + context.number.encode(), 1
 
     monkeypatch.setattr(services, "render_pdf", slow_render)
-    started = time.monotonic()
     errors = _in_threads(
         count,
         lambda i: services.document_generate(
             shipment=shipments[i], doc_type="commercial_invoice", actor=coordinator
         ),
     )
-    elapsed = time.monotonic() - started
     assert errors == []
-    assert state["max"] == count, f"at most {state['max']} renders ran at once ({elapsed:.1f} s)"
+    assert state["max"] == count, f"at most {state['max']} renders ran at once"
     documents = list(Document.objects.filter(shipment__in=shipments))
     assert len(documents) == count and {d.version for d in documents} == {1}
     numbers = sorted(_seq(d.number) for d in documents)
@@ -222,17 +219,17 @@ def test_a_milestone_does_not_wait_for_a_render(approved, coordinator, renders):
     worker.start()
     try:
         assert rendering.wait(30)
-        started = time.monotonic()
         from django.utils import timezone
 
         shipment_services.event_record(
             shipment=approved, actor=coordinator, code="picked_up", occurred_at=timezone.now()
         )
-        waited = time.monotonic() - started
+        # The render is still held (it is released only below): the milestone did not wait for it.
+        render_still_running = worker.is_alive() and not release.is_set()
     finally:
         release.set()
         worker.join(30)
-    assert waited < 1, f"the milestone waited {waited:.1f} s for the render"
+    assert render_still_running, "the milestone waited for the render to finish"
     assert not errors and Document.objects.filter(shipment=approved).count() == 1
 
 

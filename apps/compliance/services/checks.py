@@ -1127,8 +1127,10 @@ def _recheck(shipments, actor: User | None) -> None:
 
 
 def register_hooks() -> None:
-    """Called from the app's ready(): what compliance does when a shipment enters a status."""
+    """Called from the app's ready(): what compliance does when a shipment enters a status, and
+    what approval needs (a passing check of this version, or every hold reason resolved)."""
     from apps.shipments import hooks
 
     hooks.on_enter(ShipmentStatus.COMPLIANCE_REVIEW, start_check_on_review)
     hooks.on_enter(ShipmentStatus.CANCELLED, release_drawdowns_on_cancel)
+    hooks.guard(ShipmentStatus.APPROVED, approval_problems)
