@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from apps.accounts.views import DashboardView
+from apps.core.api_docs import CachedSchemaView
 from apps.core.views_health import health
 
 admin.site.site_header = "Rackpass administration"
@@ -20,7 +21,8 @@ urlpatterns = [
     path("", include("apps.documents.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Generated once per process (apps/core/api_docs.py), then served from memory.
+    path("api/schema/", CachedSchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz/", health, name="health"),
 ]

@@ -12,7 +12,7 @@ from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment
 
-from . import services
+from . import api_schema, services
 from .models import Document, DocumentType
 
 
@@ -66,6 +66,7 @@ def integrity_failure(exc) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
 
 
+@api_schema.document_docs
 class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSet):
     """Documents of the shipments you can see. Partners download their own shipments' documents."""
 
@@ -124,6 +125,7 @@ class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnl
         return Response(DocumentSerializer(document).data)
 
 
+@api_schema.shipment_documents_docs
 class ShipmentDocumentsView(APIView):
     """What documents the shipment needs; POST generates them in the background."""
 
@@ -223,6 +225,7 @@ def _one_of(choices: list[str]):
     return check
 
 
+@api_schema.bundle_docs
 class BundleView(APIView):
     """The issued version of each document of a shipment as one ZIP (`?as=zip`, default) or one
     merged PDF; required documents not issued are named in `X-Missing-Documents` (and MISSING.txt

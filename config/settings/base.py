@@ -190,8 +190,9 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Celery: a real broker when REDIS_URL is set, otherwise tasks run eagerly in-process so that
-# `make run` needs nothing but Python.
+# Celery: Redis when REDIS_URL is set. Without it `make run` (config/settings/local.py) queues
+# tasks in files under var/ for the worker it starts beside the web server; the test suite runs
+# them eagerly in-process (config/settings/test.py).
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
@@ -279,7 +280,65 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # No badge from validator.swagger.io: the docs load nothing from elsewhere (CSP) and do not
     # send the schema's address away.
-    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # Operations grouped by tag (below), collapsed until opened, with a filter box: the page
+    # renders the tag headings only, not every operation and model (apps/core/api_docs.py).
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "validatorUrl": None,
+        "docExpansion": "none",
+        "filter": True,
+        "defaultModelsExpandDepth": -1,
+        "displayRequestDuration": True,
+        "persistAuthorization": True,
+    },
+    # Every operation names one of these (tests/core/test_api_docs.py); the docs show them in this order.
+    "TAGS": [
+        {"name": "Account", "description": "Who you are (`/me/`) and your API tokens."},
+        {
+            "name": "Organisations",
+            "description": "Suppliers, customers, forwarders and brokers: their registrations (IEC, "
+            "GSTIN, EORI …), contacts and signatories, and the connections between them.",
+        },
+        {"name": "Catalogue", "description": "Parts (GPUs, servers, switches, optics …) and manufacturers."},
+        {
+            "name": "Sites",
+            "description": "Factories, warehouses (bonded or not), ports, airports, data centres.",
+        },
+        {
+            "name": "Shipments",
+            "description": "Shipments and their status flow, tracking milestones, importer/exporter of "
+            "record, freight options and landed cost.",
+        },
+        {
+            "name": "Lines, packages and legs",
+            "description": "What a shipment carries, how it is packed and the legs it travels.",
+        },
+        {
+            "name": "Freight and exchange rates",
+            "description": "The operator's rate table per lane and the dated exchange rates of landed costs.",
+        },
+        {
+            "name": "Classification",
+            "description": "ECCN classification of parts, licence determination and EAR country groups.",
+        },
+        {"name": "Licences", "description": "Export licences held and what is left of them."},
+        {
+            "name": "Screening",
+            "description": "Restricted-party screening: list editions, ad hoc screenings, the review "
+            "queue of hits and the parties blocked by a confirmed match.",
+        },
+        {
+            "name": "Compliance checks",
+            "description": "A shipment's compliance check, its result per line and party, and the "
+            "hold reasons to resolve.",
+        },
+        {
+            "name": "Documents",
+            "description": "Trade documents (commercial invoice, packing list, end-user statement …): "
+            "generate, issue, void, download.",
+        },
+        {"name": "Tasks", "description": "Progress of background work (checks, document generation)."},
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "CountryEnum": "apps.core.countries.COUNTRY_CHOICES",

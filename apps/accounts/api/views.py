@@ -10,6 +10,7 @@ from apps.core.scoping import CHANGE
 from .. import services
 from ..filters import ApiTokenFilter, ConnectionFilter
 from ..models import ApiToken, Connection, Contact, Organisation, Registration
+from . import schema
 from .serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
@@ -21,6 +22,7 @@ from .serializers import (
 )
 
 
+@schema.organisation_docs
 class OrganisationViewSet(
     AuditHistoryMixin,
     OrgScopedViewSetMixin,
@@ -62,6 +64,7 @@ class _OrganisationChildViewSet(
         serializer.instance = type(self).create_service(organisation=organisation, fields=data)
 
 
+@schema.registration_docs
 class RegistrationViewSet(_OrganisationChildViewSet):
     queryset = Registration.objects.all()
     serializer_class = RegistrationSerializer
@@ -70,6 +73,7 @@ class RegistrationViewSet(_OrganisationChildViewSet):
     create_service = staticmethod(services.registration_create)
 
 
+@schema.contact_docs
 class ContactViewSet(mixins.UpdateModelMixin, _OrganisationChildViewSet):
     """People of an organisation; `is_signatory` marks those who sign its trade documents."""
 
@@ -89,6 +93,7 @@ class ContactViewSet(mixins.UpdateModelMixin, _OrganisationChildViewSet):
         serializer.instance = services.contact_update(contact=serializer.instance, fields=data)
 
 
+@schema.connection_docs
 class ConnectionViewSet(
     AuditHistoryMixin,
     OrgScopedViewSetMixin,
@@ -121,6 +126,7 @@ class ConnectionViewSet(
         services.connection_remove(connection=instance, actor=self.request.user)
 
 
+@schema.token_docs
 class ApiTokenViewSet(
     AuditHistoryMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet
 ):
@@ -151,6 +157,7 @@ class ApiTokenViewSet(
         services.api_token_revoke(token=instance)
 
 
+@schema.me_docs
 class MeView(APIView):
     """Who the credentials belong to, and what their role allows."""
 

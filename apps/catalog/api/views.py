@@ -5,9 +5,11 @@ from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from ..filters import PartFilter
 from ..models import Manufacturer, Part
 from ..services import part_create, part_delete, part_update
+from . import schema
 from .serializers import ManufacturerSerializer, PartSerializer
 
 
+@schema.part_docs
 class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
     """The parts catalogue.
 
@@ -45,6 +47,7 @@ class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
         part_delete(part=instance)
 
 
+@schema.manufacturer_docs
 class ManufacturerViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Manufacturer.objects.all()
     serializer_class = ManufacturerSerializer
