@@ -17,11 +17,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Create the venv, migrate, load demo data and serve on http://127.0.0.1:8000
+## Create the venv, migrate, load demo data, serve on http://127.0.0.1:8000 with a Celery worker
+## beside it (tasks queued in files under var/tasks/ unless REDIS_URL is set); Ctrl-C stops both.
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py run_local $(HOST):$(PORT)
 
 ## The whole suite: migrations in step with models, the OpenAPI schema builds cleanly, pytest.
 test: install
@@ -29,7 +30,7 @@ test: install
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-## A real Celery worker (needs REDIS_URL)
+## A Celery worker on its own (Redis when REDIS_URL is set, else the file queue under var/tasks/)
 worker: install
 	$(VENV)/bin/celery -A config worker --loglevel=info
 

@@ -33,7 +33,11 @@ def _broker_state() -> str:
     from kombu import Connection
 
     try:
-        with Connection(settings.CELERY_BROKER_URL, connect_timeout=BROKER_TIMEOUT) as broker:
+        with Connection(
+            settings.CELERY_BROKER_URL,
+            connect_timeout=BROKER_TIMEOUT,
+            transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+        ) as broker:
             broker.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT)
     except Exception as exc:  # noqa: BLE001 — any failure means "unreachable" here
         logger.warning("Health check: broker unreachable (%s: %s)", type(exc).__name__, exc)

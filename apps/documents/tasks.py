@@ -8,6 +8,7 @@ from apps.accounts.models import User
 from apps.shipments.models import Shipment
 
 from . import services
+from .models import DocumentType
 
 
 @shared_task(
@@ -30,13 +31,9 @@ def generate_documents(self, shipment_id: int, doc_types: list[str], actor_id: i
     done, refused = [], {}
     for n, doc_type in enumerate(doc_types, start=1):
         if self.request.id:
-            self.update_state(
-                state="PROGRESS",
-                meta={
-                    "percent": int(100 * (n - 1) / len(doc_types)),
-                    "step": f"Rendering {doc_type.replace('_', ' ')}",
-                },
-            )
+            # Said before each render starts, the first included: the page shows what is being
+            # rendered while the bar waits for the first document to finish.
+            self.update_state(state="PROGRESS", meta=rendering_step(doc_type, n, len(doc_types)))
         try:
             document = services.document_generate(
                 shipment=shipment, doc_type=doc_type, actor=actor, task_id=self.request.id or ""
@@ -48,5 +45,24 @@ def generate_documents(self, shipment_id: int, doc_types: list[str], actor_id: i
         "percent": 100,
         "documents": done,
         "refused": refused,
-        "summary": f"{len(done)} generated" + (f", {len(refused)} refused" if refused else ""),
+        "summary": generation_summary(len(done), [DocumentType(t).label for t in refused]),
     }
+
+
+def _in_a_sentence(label: str) -> str:
+    """A label inside a sentence: "the shipper's letter of instruction"; an acronym ("EEI …") keeps
+    its case."""
+    return label[:1].lower() + label[1:] if label[1:2].islower() else label
+
+
+def rendering_step(doc_type: str, n: int, total: int) -> dict:
+    """The progress of the n-th of `total` documents as it starts rendering."""
+    label = _in_a_sentence(DocumentType(doc_type).label)
+    return {"percent": int(100 * (n - 1) / total), "step": f"Rendering the {label} ({n} of {total})"}
+
+
+def generation_summary(generated: int, refused: list[str]) -> str:
+    said = f"{generated} document{'' if generated == 1 else 's'} generated"
+    if refused:
+        said += "; not generated: " + ", ".join(_in_a_sentence(label) for label in refused)
+    return said
