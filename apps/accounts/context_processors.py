@@ -20,15 +20,18 @@ def navigation(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"nav_items": []}
-    items = []
-    for label, url_name, capability in _NAV:
-        if user.can(capability):
-            url = reverse(url_name)
-            items.append(
-                {
-                    "label": label,
-                    "url": url,
-                    "active": request.path.startswith(url) and url != "/" or request.path == url,
-                }
-            )
+    items = [
+        {"label": label, "url": reverse(url_name), "active": False}
+        for label, url_name, capability in _NAV
+        if user.can(capability)
+    ]
+    # One item is current: the one whose address is the longest prefix of the page's (/compliance/
+    # is the queue's, /compliance/licences/ the licences').
+    matches = [
+        item
+        for item in items
+        if request.path == item["url"] or (item["url"] != "/" and request.path.startswith(item["url"]))
+    ]
+    if matches:
+        max(matches, key=lambda item: len(item["url"]))["active"] = True
     return {"nav_items": items}

@@ -1,0 +1,82 @@
+/* Rackpass page helpers, no framework (issue 12):
+   - the Menu button folds the navigation on a phone (CSS shows it only below 760 px);
+   - every data table sits in a .table-scroll wrapper, so a wide one scrolls inside its card and never
+     the page; a wrapper that does scroll becomes a focusable, named region (keyboard users can scroll it).
+   Loaded in <head> without defer so the .js class is set before the first paint. */
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  function setupMenu() {
+    var button = document.querySelector(".menu-toggle");
+    var nav = button && document.getElementById(button.getAttribute("aria-controls"));
+    if (!button || !nav || button.dataset.ready) return;
+    button.dataset.ready = "1";
+    function set(open) {
+      nav.classList.toggle("open", open);
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    button.addEventListener("click", function () {
+      set(button.getAttribute("aria-expanded") !== "true");
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && nav.classList.contains("open")) {
+        set(false);
+        button.focus();
+      }
+    });
+  }
+
+  function labelFor(table) {
+    var caption = table.querySelector("caption");
+    if (caption) return caption.textContent.trim();
+    var section = table.closest("section, .card");
+    var heading = section && section.querySelector("h2, h3");
+    if (heading) return heading.textContent.trim().replace(/\s+/g, " ");
+    var h1 = document.querySelector("h1");
+    return h1 ? h1.textContent.trim().replace(/\s+/g, " ") : "Table";
+  }
+
+  function markScrollable(wrapper) {
+    if (wrapper.scrollWidth > wrapper.clientWidth + 1) {
+      wrapper.setAttribute("tabindex", "0");
+      wrapper.setAttribute("role", "region");
+      wrapper.setAttribute("aria-label", labelFor(wrapper.querySelector("table")) + " (scrolls sideways)");
+    } else {
+      wrapper.removeAttribute("tabindex");
+      wrapper.removeAttribute("role");
+      wrapper.removeAttribute("aria-label");
+    }
+  }
+
+  function wrapTables(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    var tables = Array.prototype.slice.call(scope.querySelectorAll("table"));
+    if (scope.matches && scope.matches("table")) tables.push(scope);
+    tables.forEach(function (table) {
+      if (table.closest(".table-scroll") || table.closest("pre")) return;
+      var wrapper = document.createElement("div");
+      wrapper.className = "table-scroll";
+      table.parentNode.insertBefore(wrapper, table);
+      wrapper.appendChild(table);
+    });
+    document.querySelectorAll(".table-scroll").forEach(markScrollable);
+  }
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () {
+      document.querySelectorAll(".table-scroll").forEach(markScrollable);
+    }, 150);
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setupMenu();
+    wrapTables(document);
+  });
+  // Content htmx swaps in (search results, the freight panel, the task box) gets the same treatment.
+  document.addEventListener("htmx:load", function (event) {
+    wrapTables(event.target);
+  });
+})();
