@@ -7,7 +7,7 @@ class Role(models.TextChoices):
     COORDINATOR = "coordinator", "Logistics coordinator"
     COMPLIANCE_OFFICER = "compliance_officer", "Compliance officer"
     WAREHOUSE_OPERATOR = "warehouse_operator", "Warehouse operator"
-    PARTNER = "partner", "Partner (API user)"
+    PARTNER = "partner", "Partner"  # a supplier, forwarder or customer: in the browser or by the API
     ADMIN = "admin", "Administrator"
 
 

@@ -175,6 +175,10 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
             {
                 "shipment": shipment,
                 "check": checks[0] if checks else None,
+                # The same test as approval, booking and the documents' DRAFT mark: is the latest
+                # check one of the shipment as it is now (issue 12: one true status)?
+                "check_outdated": bool(checks)
+                and checks[0].shipment_version != services.shipment_fingerprint(shipment),
                 "older_checks": checks[1:],
                 "resolve_form": ResolveForm(),
                 "task_id": request.GET.get("task", ""),

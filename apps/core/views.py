@@ -61,13 +61,28 @@ class FilteredListMixin:
 
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()
-        qs = filterset.qs if filterset.is_bound and filterset.is_valid() else filterset.queryset
+        filter_errors = []
+        if filterset.is_bound and not filterset.is_valid():
+            # A filter value that cannot be read is named, and nothing is listed: the whole list
+            # shown as if it were filtered would mislead (issue 12).
+            form = filterset.form
+            for name, errors in form.errors.items():
+                label = form.fields[name].label if name in form.fields else name
+                value = self.request.GET.get(name, "")
+                filter_errors += [f"{label or name} ({value!r}): {error}" for error in errors]
+            qs = filterset.queryset.none()
+        else:
+            qs = filterset.qs if filterset.is_bound else filterset.queryset
         page = Paginator(qs, self.paginate_by).get_page(self.request.GET.get("page"))
         page.object_list = self.decorate_page(list(page.object_list))
         query = self.request.GET.copy()
         query.pop("page", None)
         kwargs.update(
-            filterset=filterset, page_obj=page, object_list=page.object_list, querystring=query.urlencode()
+            filterset=filterset,
+            page_obj=page,
+            object_list=page.object_list,
+            querystring=query.urlencode(),
+            filter_errors=filter_errors,
         )
         return super().get_context_data(**kwargs)
 

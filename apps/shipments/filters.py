@@ -1,6 +1,7 @@
 """One FilterSet per list, for the API and the browser pages."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
@@ -18,6 +19,9 @@ from .models import (
 )
 from .selectors import late_q
 
+# A date picker in the browser, not a text box (issue 12); the API reads ISO dates as before.
+DATE = forms.DateInput(attrs={"type": "date"})
+
 
 class ShipmentFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
@@ -30,9 +34,20 @@ class ShipmentFilter(django_filters.FilterSet):
     origin_country = django_filters.ChoiceFilter(
         field_name="origin__country", choices=COUNTRY_CHOICES, label="Origin country"
     )
-    late = django_filters.BooleanFilter(method="filter_late", label="Late")
-    required_before = django_filters.DateFilter(field_name="required_by", lookup_expr="lte")
-    required_after = django_filters.DateFilter(field_name="required_by", lookup_expr="gte")
+    # "Any", not django's "Unknown", when no choice is made, and a value other than true / false
+    # is an error named on the page (400 in the API), never silently the whole list (issue 12).
+    late = django_filters.ChoiceFilter(
+        method="filter_late",
+        label="Late",
+        choices=[("true", "Late only"), ("false", "On time only")],
+        empty_label="Any",
+    )
+    required_before = django_filters.DateFilter(
+        field_name="required_by", lookup_expr="lte", label="Required on or before", widget=DATE
+    )
+    required_after = django_filters.DateFilter(
+        field_name="required_by", lookup_expr="gte", label="Required on or after", widget=DATE
+    )
 
     class Meta:
         model = Shipment
@@ -50,9 +65,9 @@ class ShipmentFilter(django_filters.FilterSet):
         )
 
     def filter_late(self, queryset, name, value):
-        if value is None:
+        if value in (None, ""):
             return queryset
-        return queryset.filter(late_q()) if value else queryset.exclude(late_q())
+        return queryset.filter(late_q()) if value == "true" else queryset.exclude(late_q())
 
 
 class SiteFilter(django_filters.FilterSet):
@@ -74,7 +89,7 @@ class SiteFilter(django_filters.FilterSet):
 
 
 class FreightRateFilter(django_filters.FilterSet):
-    valid_on = django_filters.DateFilter(method="filter_valid_on", label="Valid on")
+    valid_on = django_filters.DateFilter(method="filter_valid_on", label="Valid on", widget=DATE)
 
     class Meta:
         model = FreightRate
@@ -85,7 +100,7 @@ class FreightRateFilter(django_filters.FilterSet):
 
 
 class ExchangeRateFilter(django_filters.FilterSet):
-    valid_on_or_before = django_filters.DateFilter(field_name="valid_on", lookup_expr="lte")
+    valid_on_or_before = django_filters.DateFilter(field_name="valid_on", lookup_expr="lte", widget=DATE)
 
     class Meta:
         model = ExchangeRate

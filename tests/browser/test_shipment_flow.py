@@ -107,7 +107,9 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
 
     page.get_by_role("button", name="Submit for compliance review").click()
     # Entering review runs the compliance check (eagerly here); a clear shipment is approved by it.
-    expect(page.get_by_text("is now compliance review")).to_be_visible()
+    # The flash states the status the page shows (issue 12: it said "compliance review" under an
+    # Approved badge).
+    expect(page.get_by_text("is now approved")).to_be_visible()
     expect(page.locator("h1 .status")).to_have_text("Approved")
     page.get_by_role("link", name="Compliance").first.click()
     expect(page.locator("main")).to_contain_text("Pass: 1 line and 2 parties clear.")

@@ -25,6 +25,7 @@ from ..models import (
     ScreeningHit,
     ScreeningList,
 )
+from ..services.checks import shipment_fingerprint
 
 
 class EccnField(serializers.CharField):
@@ -462,6 +463,21 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
     line_results = LineResultSerializer(many=True)
     party_results = PartyResultSerializer(many=True)
     hold_reasons = HoldReasonSerializer(many=True)
+    current = serializers.SerializerMethodField(
+        help_text="Whether this is a check of the shipment as it is now: only such a check counts for "
+        "approval, booking and issuing documents (a change since makes a new version to check). "
+        "Answered for one check and for the list filtered by `shipment__reference`; null in a list "
+        "across shipments (working it out reads each shipment)."
+    )
+
+    def get_current(self, obj) -> bool | None:
+        if not self.context.get("answer_current"):
+            return None
+        # One fingerprint per shipment however many of its checks are listed.
+        versions = self.context.setdefault("_shipment_versions", {})
+        if obj.shipment_id not in versions:
+            versions[obj.shipment_id] = shipment_fingerprint(obj.shipment)
+        return obj.shipment_version == versions[obj.shipment_id]
 
     class Meta:
         model = ComplianceCheck
@@ -469,6 +485,9 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
             "id",
             "shipment",
             "shipment_version",
+            "current",
+            "stale_since",
+            "stale_reason",
             "result",
             "summary",
             "rule_versions",

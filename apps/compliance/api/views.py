@@ -31,6 +31,7 @@ from ..models import (
     ScreeningHit,
     ScreeningList,
 )
+from . import schema
 from .serializers import (
     AdHocScreeningSerializer,
     BlockLiftRequestSerializer,
@@ -64,6 +65,7 @@ def _visible_part(request, part):
     return get_object_or_404(Part.objects.visible_to(request.user), pk=part.pk)
 
 
+@schema.classification_docs
 class ClassificationViewSet(
     AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
 ):
@@ -106,6 +108,7 @@ class ClassificationViewSet(
         return Response(ClassificationSerializer(row, context=self.get_serializer_context()).data)
 
 
+@schema.determination_docs
 class DeterminationView(APIView):
     """Licence determination for an ECCN, destination, end user and end use, with every rule that fired."""
 
@@ -114,7 +117,31 @@ class DeterminationView(APIView):
     @extend_schema(
         request=DeterminationRequestSerializer,
         responses=inline_serializer(
-            "Determination", {"outcome": serializers.CharField(), "rules": serializers.JSONField()}
+            "Determination",
+            {
+                "outcome": serializers.CharField(
+                    help_text="NLR, licence_exception, licence_required or prohibited."
+                ),
+                "exception": serializers.CharField(
+                    allow_null=True, help_text="The licence exception, if any."
+                ),
+                "exception_code": serializers.CharField(allow_null=True),
+                "conditions": serializers.ListField(child=serializers.CharField()),
+                "rules": inline_serializer(
+                    "DeterminationRule",
+                    {
+                        "code": serializers.CharField(),
+                        "text": serializers.CharField(),
+                        "effect": serializers.CharField(
+                            help_text="licence_required, prohibited, exception_available, no_licence or note."
+                        ),
+                    },
+                    many=True,
+                ),
+                "eccn": serializers.CharField(),
+                "destination": serializers.CharField(),
+                "rule_version": serializers.CharField(),
+            },
         ),
     )
     def post(self, request):
@@ -149,6 +176,7 @@ class DeterminationView(APIView):
         return Response(jsonable(result))
 
 
+@schema.country_docs
 class CountryView(APIView):
     """EAR country groups and chart marks of a country, from the active data edition."""
 
@@ -156,7 +184,15 @@ class CountryView(APIView):
 
     @extend_schema(
         responses=inline_serializer(
-            "CountryGroups", {"country": serializers.CharField(), "groups": serializers.ListField()}
+            "CountryGroups",
+            {
+                "country": serializers.CharField(),
+                "name": serializers.CharField(),
+                "as_of": serializers.DateField(help_text="Date of the EAR data edition."),
+                "groups": serializers.ListField(child=serializers.CharField()),
+                "chart_marks": serializers.ListField(child=serializers.CharField()),
+                "embargoed": serializers.BooleanField(),
+            },
         )
     )
     def get(self, request, code):
@@ -179,6 +215,7 @@ class CountryView(APIView):
         )
 
 
+@schema.licence_docs
 class LicenceViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
     """Licences held, with what is left of them. Partners see licences naming them."""
 
@@ -220,6 +257,7 @@ class LicenceViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelVie
         return Response({"results": DrawdownSerializer(rows, many=True).data})
 
 
+@schema.screening_list_docs
 class ScreeningListViewSet(AuditHistoryMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Imported editions of screening lists. POST a file (multipart) to import a new edition."""
 
@@ -245,6 +283,7 @@ class ScreeningListViewSet(AuditHistoryMixin, mixins.CreateModelMixin, viewsets.
         return Response(ScreeningListSerializer(screening_list).data, status=status.HTTP_201_CREATED)
 
 
+@schema.screening_docs
 class ScreeningViewSet(OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Screen a name ad hoc against the active lists; your organisation's screenings are listed here."""
 
@@ -284,6 +323,7 @@ class ScreeningHitFilter(django_filters.FilterSet):
         fields = ["status", "organisation"]
 
 
+@schema.screening_hit_docs
 class ScreeningHitViewSet(viewsets.ReadOnlyModelViewSet):
     """The review queue: organisations' potential matches awaiting a compliance officer's decision,
     once per organisation and listed entry, with the shipments under way that name the
@@ -346,6 +386,7 @@ class PartyBlockFilter(django_filters.FilterSet):
         fields = ["organisation", "list_kind", "active", "lift_requested"]
 
 
+@schema.party_block_docs
 class PartyBlockViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
     """Parties blocked by a confirmed screening match. A block is lifted only by reversing the
     match: one compliance officer requests it with a reason, a second one approves (four eyes,
@@ -400,6 +441,7 @@ class PartyBlockViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
         return self._answer(block)
 
 
+@schema.compliance_check_docs
 class ComplianceCheckViewSet(OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSet):
     """Compliance checks of the shipments you can see, with a result per line and party."""
 
@@ -415,9 +457,15 @@ class ComplianceCheckViewSet(OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSe
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
-        return {**context, "visible_licences": visible_licence_ids(self.request.user)}
+        one_shipment = self.action == "retrieve" or bool(self.request.query_params.get("shipment__reference"))
+        return {
+            **context,
+            "visible_licences": visible_licence_ids(self.request.user),
+            "answer_current": one_shipment,
+        }
 
 
+@schema.compliance_check_start_docs
 class ComplianceCheckStartView(APIView):
     """Start (or re-run) the compliance check of a shipment; poll the task for progress."""
 
@@ -441,6 +489,7 @@ class ComplianceCheckStartView(APIView):
         )
 
 
+@schema.hold_reason_docs
 class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = HoldReason.objects.select_related("resolved_by", "compliance_check__shipment")
     serializer_class = HoldReasonSerializer
@@ -463,6 +512,7 @@ class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(HoldReasonSerializer(hold, context=self.get_serializer_context()).data)
 
 
+@schema.task_docs
 class TaskStatusView(APIView):
     """State and progress of a background task you (or your organisation) started."""
 
