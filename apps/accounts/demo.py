@@ -48,6 +48,20 @@ ORGANISATIONS = [
         "contacts": [("Dana Ortiz", "Trade Compliance Manager", "dana.ortiz@supermicro.example", True, True)],
     },
     {
+        # Builds NVIDIA's InfiniBand switches in Guadalajara and exports them itself: the Mexican
+        # origin of the consolidated demo shipment (issue 11).
+        "kind": OrganisationKind.SUPPLIER,
+        "legal_name": "Jabil Circuit de México, S. de R.L. de C.V.",
+        "address_line1": "Av. Valdepeñas 1993",
+        "city": "Zapopan",
+        "region": "Jalisco",
+        "postal_code": "45130",
+        "country": "MX",
+        "contacts": [
+            ("Luis Hernández", "Export Compliance Lead", "luis.hernandez@jabil-mx.example", True, True)
+        ],
+    },
+    {
         "kind": OrganisationKind.FREIGHT_FORWARDER,
         "legal_name": "Meridian Air & Ocean Freight Pte. Ltd.",
         "address_line1": "7 Airline Road, #03-12 Cargo Agents Building",
@@ -138,6 +152,8 @@ CONNECTIONS = [
     ("Meridian Air & Ocean Freight Pte. Ltd.", "Bharat IOR Services Pvt. Ltd."),
     ("Quanta Cloud Technology Inc.", "Coromandel Customs Brokers Pvt. Ltd."),
     ("Quanta Cloud Technology Inc.", "Formosa Export Services Co., Ltd."),
+    ("Jabil Circuit de México, S. de R.L. de C.V.", "Meridian Air & Ocean Freight Pte. Ltd."),
+    ("Jabil Circuit de México, S. de R.L. de C.V.", "Chennai AI Compute Pvt. Ltd."),
 ]
 
 

@@ -6,6 +6,7 @@ from .models import (
     DestinationTax,
     ExchangeRate,
     FreightRate,
+    HubHandlingRate,
     Leg,
     Package,
     Shipment,
@@ -65,6 +66,13 @@ class ShipmentAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
         "audit_trail",
     )
     inlines = [PartyInline, LineInline, PackageInline, LegInline]
+
+
+@admin.register(HubHandlingRate)
+class HubHandlingRateAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    list_display = ("site", "price_per_kg", "minimum_charge", "currency", "valid_from", "valid_to")
+    list_filter = ("site",)
+    list_select_related = ("site",)
 
 
 @admin.register(FreightRate)

@@ -19,6 +19,7 @@ from .models import (
     DestinationTax,
     ExchangeRate,
     FreightRate,
+    HubHandlingRate,
     LegRole,
     Shipment,
     ShipmentStatus,
@@ -48,6 +49,7 @@ SUPPLIER_SITES = [
     ("Super Micro Computer, Inc.", "Supermicro San Jose Campus", "factory", "San Jose", "US"),
 ]
 VALID = (dt.date(2026, 1, 1), dt.date(2027, 12, 31))
+HUB_HANDLING = (D("0.18"), D("95.00"))  # USD per gross kg, minimum per shipment
 # origin, destination, mode, service, carrier, per kg, 20GP, 40GP, 40HC, LCL/cbm, LCL/t, minimum, days
 RATES = [
     (
@@ -200,6 +202,19 @@ def _reference_data() -> None:
         ServiceCoverage.objects.get_or_create(
             organisation=Organisation.objects.get(legal_name=org_name), service=service, country=country
         )
+    # The Singapore hub's handling (receive, hold under bond, re-load): per gross kg, a minimum.
+    hub = Site.objects.get(name="Rackpass Bonded Hub Singapore", owner=operator)
+    if not HubHandlingRate.objects.filter(site=hub).exists():
+        handling = HubHandlingRate(
+            site=hub,
+            currency="USD",
+            price_per_kg=HUB_HANDLING[0],
+            minimum_charge=HUB_HANDLING[1],
+            valid_from=VALID[0],
+            valid_to=VALID[1],
+        )
+        handling.full_clean()
+        handling.save()
     for o, d, mode, service, carrier, kg, p20, p40, p40hc, cbm, tonne, minimum, days in RATES:
         if not FreightRate.objects.filter(
             origin_country=o, destination_country=d, mode=mode, valid_from=VALID[0]
@@ -382,7 +397,12 @@ def _shipments() -> int:
             shipment=shipment, part=_part("SYS-821GE-TNHR"), quantity=4, serials=_serials("QTSM821", 4)
         )
         switches = services.line_add(
-            shipment=shipment, part=_part("MQM9700-NS2F"), quantity=4, serials=_serials("MT24QM", 4)
+            shipment=shipment,
+            part=_part("MQM9700-NS2F"),
+            quantity=4,
+            serials=_serials("MT24QM", 4),
+            # The switches leave Mexico exported by their maker, not by the Taiwanese shipper.
+            fields={"shipper": _org("Jabil Circuit de México, S. de R.L. de C.V.")},
         )
         for i, serial in enumerate(_serials("QTSM821", 4), start=1):
             _pack(

@@ -73,9 +73,25 @@ class LineForm(ScopedChoicesFormMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="One serial number per line (or separated by commas).",
     )
+    shipper = forms.ModelChoiceField(
+        queryset=Organisation.objects.none(),
+        required=False,
+        label="Shipper / exporter",
+        help_text="For a consolidation: the supplier exporting this line. Leave empty for the "
+        "shipment's shipper.",
+    )
+    exporter_of_record = forms.ModelChoiceField(
+        queryset=Organisation.objects.none(),
+        required=False,
+        help_text="Only when this line's origin country needs one the shipment's does not cover.",
+    )
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, user=user, **kwargs)
+        # As the party fields: organisations this user may name (`nameable_by`).
+        nameable = Organisation.objects.nameable_by(user) if user is not None else Organisation.objects.none()
+        for name in ("shipper", "exporter_of_record"):
+            self.fields[name].queryset = nameable.order_by("legal_name")
         self.fields["part"].queryset = (
             self.fields["part"]
             .queryset.select_related("manufacturer")

@@ -23,6 +23,7 @@ from .engines.record_parties import (
     RegistrationFact,
     exporter_of_record_need,
     importer_of_record_need,
+    named_party_problem,
 )
 from .models import (
     DestinationTax,
@@ -53,6 +54,13 @@ def late_q(today: dt.date | None = None) -> Q:
         Q(eta__gt=F("required_by"))
         | (Q(required_by__lt=today) & ~Q(status=ShipmentStatus.DELIVERED) & Q(eta__isnull=True))
     )
+
+
+def status_now(shipment: Shipment) -> ShipmentStatus:
+    """The shipment's status as stored now: what every flash and answer states. An object in
+    memory may hold the status from before hooks moved it (the compliance check that approves it
+    when the review commits, the steps a milestone infers)."""
+    return ShipmentStatus(Shipment.objects.filter(pk=shipment.pk).values_list("status", flat=True).get())
 
 
 def is_late(shipment: Shipment, today: dt.date | None = None) -> bool:
@@ -99,33 +107,64 @@ def planned_destination_arrival(shipment: Shipment) -> dt.date | None:
     return last.planned_arrival if last else None
 
 
+def leg_line_numbers(shipment: Shipment) -> dict[int, list[int]]:
+    """The line numbers each leg of the shipment carries, by leg id, in one query of plain values."""
+    carried: dict[int, list[int]] = {}
+    rows = Leg.lines.through.objects.filter(leg__shipment=shipment).values_list(
+        "leg_id", "shipmentline__line_number"
+    )
+    for leg_id, number in rows:
+        carried.setdefault(leg_id, []).append(number)
+    return carried
+
+
+def detail_lines_queryset():
+    """A shipment page's lines: part, own shipper and exporter, serials and units packed."""
+    return ShipmentLine.objects.select_related(
+        "part__manufacturer", "shipper", "exporter_of_record"
+    ).annotate(
+        # Subqueries, not joins: two aggregates over joins would multiply each other.
+        serial_count=Coalesce(
+            Subquery(
+                LineSerial.objects.filter(line=OuterRef("pk"))
+                .values("line")
+                .annotate(n=Count("id"))
+                .values("n")
+            ),
+            0,
+        ),
+        packed=Coalesce(
+            Subquery(
+                PackageItem.objects.filter(line=OuterRef("pk"))
+                .values("line")
+                .annotate(n=Sum("quantity"))
+                .values("n")
+            ),
+            0,
+        ),
+    )
+
+
+def detail_lines(shipment: Shipment, *, limit: int | None) -> tuple[list[ShipmentLine], dict]:
+    """The lines a shipment page shows (the first `limit`, or all) and totals over every line, in
+    two queries: a 3,000-line consolidation's page reads 200 lines, not 3,000 (issue 11)."""
+    shown = detail_lines_queryset().filter(shipment=shipment).order_by("line_number")
+    totals = shipment.lines.aggregate(
+        count=Count("id"),
+        units=Coalesce(Sum("quantity"), 0),
+        value=Coalesce(Sum(F("unit_value") * F("quantity")), Decimal("0")),
+        own_parties=Count("id", filter=Q(shipper__isnull=False) | Q(exporter_of_record__isnull=False)),
+    )
+    return list(shown[:limit] if limit else shown), totals
+
+
 def shipment_detail_queryset():
+    """A shipment with what its page reads. Every line is loaded plainly (the documents' problems
+    and the record-party needs read them all); the rows shown, with their serial and packing
+    figures, are paged by `detail_lines`."""
     return Shipment.objects.select_related("origin", "destination", "owner", "created_by").prefetch_related(
         Prefetch("parties", queryset=_parties_queryset()),
-        Prefetch(
-            "lines",
-            queryset=ShipmentLine.objects.select_related("part__manufacturer").annotate(
-                # Subqueries, not joins: two aggregates over joins would multiply each other.
-                serial_count=Coalesce(
-                    Subquery(
-                        LineSerial.objects.filter(line=OuterRef("pk"))
-                        .values("line")
-                        .annotate(n=Count("id"))
-                        .values("n")
-                    ),
-                    0,
-                ),
-                packed=Coalesce(
-                    Subquery(
-                        PackageItem.objects.filter(line=OuterRef("pk"))
-                        .values("line")
-                        .annotate(n=Sum("quantity"))
-                        .values("n")
-                    ),
-                    0,
-                ),
-            ),
-        ),
+        Prefetch("lines", queryset=ShipmentLine.objects.select_related("part__manufacturer")),
         Prefetch(
             "packages",
             queryset=Package.objects.prefetch_related(
@@ -134,7 +173,10 @@ def shipment_detail_queryset():
             ),
         ),
         Prefetch(
-            "legs", queryset=Leg.objects.select_related("origin", "destination").prefetch_related("lines")
+            "legs",
+            # The page shows the numbers of the lines each leg carries (`leg_line_numbers`), read as
+            # plain values: a consolidation's legs carry thousands of lines.
+            queryset=Leg.objects.select_related("origin", "destination"),
         ),
         Prefetch("events", queryset=TrackingEvent.objects.select_related("posted_by", "organisation", "leg")),
     )
@@ -163,21 +205,186 @@ def _facts(organisation: Organisation | None) -> PartyFacts | None:
     )
 
 
-def record_party_needs(shipment: Shipment) -> list[RecordPartyNeed]:
-    """Whether the consignee can import and the shipper can export, or providers are needed."""
-    parties = {p.role: p.organisation for p in shipment.parties.all()}
-    if any(not hasattr(o, "_prefetched_objects_cache") for o in parties.values()):
-        orgs = Organisation.objects.prefetch_related("registrations").in_bulk(
-            [o.pk for o in parties.values()]
+def number_runs(numbers, *, listed: int = 10) -> str:
+    """Line numbers as runs, "1–1,500, 1,502": a consolidation's need may cover thousands."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = ", ".join(f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in runs[:listed])
+    return text + (f" and {len(runs) - listed:,} more runs" if len(runs) > listed else "")
+
+
+@dataclass(frozen=True)
+class RecordNeed:
+    """One importer / exporter of record need of a shipment, with who is assessed and named for it.
+
+    A consolidation has one exporter need per origin country and shipper: the Mexican supplier's
+    lines are exported from Mexico by it (or its exporter of record), not by the Taiwanese one."""
+
+    need: RecordPartyNeed
+    assessed: Organisation | None  # the consignee (importer) or shipper (exporter) assessed
+    named: Organisation | None  # the importer / exporter of record acting for these lines
+    named_problem: str | None  # why the one named cannot act in the country, if it cannot
+
+    @property
+    def open_problem(self) -> str | None:
+        """What still stops review: a needed party not named, or one named that cannot act."""
+        role = "importer" if self.need.role == "importer" else "exporter"
+        lines = ""
+        if self.need.lines and self.need.role == "exporter":
+            lines = f" for line{'s' if len(self.need.lines) > 1 else ''} {number_runs(self.need.lines)}"
+        if self.need.needed and self.named is None:
+            return f"{self.need.reasons[0]} Name an {role} of record{lines}."
+        if self.named is not None and self.named_problem:
+            return self.named_problem
+        return None
+
+
+def line_export_countries(shipment: Shipment) -> dict[int, str]:
+    """The country each line is exported from: the origin of the inbound leg that carries it to
+    the hub, else the shipment's origin. One query."""
+    through = Leg.lines.through.objects.filter(leg__shipment=shipment, leg__role=LegRole.INBOUND)
+    countries: dict[int, str] = {}
+    rows = through.order_by("leg__sequence").values_list("shipmentline_id", "leg__origin__country")
+    for line_id, country in rows:
+        countries.setdefault(line_id, country)
+    return countries
+
+
+def record_needs(shipment: Shipment) -> list[RecordNeed]:
+    """The importer of record need at the destination, then one exporter of record need per origin
+    country and shipper of the lines (the shipment's origin first). Six queries, however many
+    lines: parties, lines, their inbound legs, the organisations, registrations and coverage."""
+    loaded_parties = list(shipment.parties.all())
+    parties = {p.role: p.organisation_id for p in loaded_parties}
+    if "lines" in getattr(shipment, "_prefetched_objects_cache", {}):  # the detail page's
+        lines = sorted(
+            (
+                (line.pk, line.line_number, line.shipper_id, line.exporter_of_record_id)
+                for line in shipment.lines.all()
+            ),
+            key=lambda row: row[1],
         )
-        parties = {role: orgs[o.pk] for role, o in parties.items()}
+    else:
+        lines = list(
+            shipment.lines.order_by("line_number").values_list(
+                "pk", "line_number", "shipper_id", "exporter_of_record_id"
+            )
+        )
+    exported_from = line_export_countries(shipment) if lines else {}
+    origin = shipment.origin.country
+    shipper, eor = parties.get(PartyRole.SHIPPER), parties.get(PartyRole.EXPORTER_OF_RECORD)
+    groups: dict[tuple[str, int | None, int | None], list[int]] = {}
+    for pk, number, line_shipper, line_eor in lines:
+        # A line with its own shipper has its own exporter of record (or none): the shipment's acts
+        # for the shipment's shipper.
+        line_eor = line_eor or (None if line_shipper else eor)
+        key = (exported_from.get(pk, origin), line_shipper or shipper, line_eor)
+        groups.setdefault(key, []).append(number)
+    if not groups:
+        groups[(origin, shipper, eor)] = []
+    single = len(groups) == 1
+    org_ids = {pk for key in groups for pk in key[1:] if pk} | {
+        pk for role in (PartyRole.CONSIGNEE, PartyRole.IMPORTER_OF_RECORD) if (pk := parties.get(role))
+    }
+    # Parties loaded with their registrations (`record_party_queryset`, the detail page) are reused.
+    orgs = {
+        p.organisation_id: p.organisation
+        for p in loaded_parties
+        if "registrations" in getattr(p.organisation, "_prefetched_objects_cache", {})
+    }
+    if missing := org_ids - set(orgs):
+        orgs |= Organisation.objects.prefetch_related("registrations").in_bulk(missing)
+    destination = shipment.destination.country
+    countries = {destination} | {key[0] for key in groups}
+    named_ids = {key[2] for key in groups if key[2]} | (
+        {parties[PartyRole.IMPORTER_OF_RECORD]} if PartyRole.IMPORTER_OF_RECORD in parties else set()
+    )
+    covered: dict[tuple[int, str], set[str]] = {}
+    coverage = ServiceCoverage.objects.filter(organisation_id__in=named_ids, country__in=countries)
+    for org_id, service, country in (
+        coverage.values_list("organisation_id", "service", "country") if named_ids else ()
+    ):
+        covered.setdefault((org_id, service), set()).add(country)
     today = timezone.localdate()
-    return [
-        importer_of_record_need(
-            shipment.destination.country, _facts(parties.get(PartyRole.CONSIGNEE)), today=today
-        ),
-        exporter_of_record_need(shipment.origin.country, _facts(parties.get(PartyRole.SHIPPER)), today=today),
+
+    def need_for(role, country, assessed_id, named_id, numbers):
+        assessed, named = orgs.get(assessed_id), orgs.get(named_id)
+        evaluate = importer_of_record_need if role == "importer" else exporter_of_record_need
+        need = evaluate(country, _facts(assessed), today=today)
+        need.lines = tuple(numbers)
+        problem = None
+        if named is not None:
+            service = RECORD_ROLES[role][2]
+            problem = named_party_problem(
+                role, country, _facts(named), covered.get((named.pk, service), set()), today=today
+            )
+        return RecordNeed(need, assessed, named, problem)
+
+    needs = [
+        need_for(
+            "importer",
+            destination,
+            parties.get(PartyRole.CONSIGNEE),
+            parties.get(PartyRole.IMPORTER_OF_RECORD),
+            (),
+        )
     ]
+    ordered = sorted(groups.items(), key=lambda item: (item[0][0] != origin, item[0][0], item[1][:1]))
+    for (country, shipper_id, eor_id), numbers in ordered:
+        needs.append(need_for("exporter", country, shipper_id, eor_id, () if single else numbers))
+    return needs
+
+
+def line_exporter_ids(shipment: Shipment, parties=None) -> dict[int, int | None]:
+    """The exporter (principal party for export control: the exporter of record, else the shipper)
+    of each line, by line id: a line's own, else the shipment's. One query given the parties."""
+    parties = {p.role: p.organisation_id for p in (shipment.parties.all() if parties is None else parties)}
+    default = parties.get(PartyRole.EXPORTER_OF_RECORD) or parties.get(PartyRole.SHIPPER)
+    return {
+        pk: (line_eor or line_shipper) if line_shipper else (line_eor or default)
+        for pk, line_shipper, line_eor in shipment.lines.values_list(
+            "pk", "shipper_id", "exporter_of_record_id"
+        )
+    }
+
+
+def acting_parties(shipment: Shipment) -> list:
+    """Every organisation acting on the shipment in a role: its parties, then the shippers and
+    exporters of record named on its lines (unsaved `ShipmentParty` rows in those roles). Screening
+    and the compliance answer read these, so a consolidation's Mexican exporter is screened too."""
+    from .models import ShipmentParty
+
+    parties = list(shipment.parties.select_related("organisation").order_by("role"))
+    seen = {(p.role, p.organisation_id) for p in parties}
+    extra = []
+    rows = (
+        shipment.lines.filter(Q(shipper__isnull=False) | Q(exporter_of_record__isnull=False))
+        .select_related("shipper", "exporter_of_record")
+        .order_by("line_number")
+    )
+    for line in rows:
+        for role, organisation in (
+            (PartyRole.SHIPPER, line.shipper),
+            (PartyRole.EXPORTER_OF_RECORD, line.exporter_of_record),
+        ):
+            if organisation is not None and (role, organisation.pk) not in seen:
+                seen.add((role, organisation.pk))
+                extra.append(ShipmentParty(shipment=shipment, role=role, organisation=organisation))
+    return parties + extra
+
+
+def record_party_needs(shipment: Shipment) -> list[RecordPartyNeed]:
+    """Whether the consignee can import and each shipper can export, or providers are needed."""
+    return [n.need for n in record_needs(shipment)]
+
+
+def record_party_problems(shipment: Shipment) -> list[str]:
+    """What stops review for want of an importer or exporter of record that can act."""
+    return [problem for n in record_needs(shipment) if (problem := n.open_problem)]
 
 
 def record_party_providers(country: str, service: str, *, for_user=None) -> list[Organisation]:
@@ -205,6 +412,11 @@ class RecordPartyAssessment:
     assessed: Organisation | None  # the consignee (importer) or shipper (exporter) assessed
     named: Organisation | None  # the importer / exporter of record named on the shipment
     providers: list[RecordProvider]
+    named_problem: str | None = None  # why the one named cannot act in the country
+
+    @property
+    def lines_text(self) -> str:
+        return number_runs(self.need.lines)
 
 
 RECORD_ROLES = {
@@ -214,21 +426,20 @@ RECORD_ROLES = {
 
 
 def record_party_queryset():
-    """A shipment with what `record_party_assessments` reads, in three queries."""
+    """A shipment with what `record_party_assessments` reads."""
     return Shipment.objects.select_related("origin", "destination").prefetch_related(
         Prefetch("parties", queryset=_parties_queryset())
     )
 
 
 def record_party_assessments(shipment: Shipment, *, for_user) -> list[RecordPartyAssessment]:
-    """Importer and exporter of record: needed or not and why, who is named, and the providers
-    covering the country that `for_user` may name (`nameable_by`, as the party fields) — one
-    query for the providers of both roles, however many there are."""
-    parties = {p.role: p.organisation for p in shipment.parties.all()}
-    needs = record_party_needs(shipment)
+    """Importer of record, then exporter of record per origin country and shipper: needed or not
+    and why, who is named, and the providers covering the country that `for_user` may name
+    (`nameable_by`, as the party fields) — one query for the providers of every need."""
+    needs = record_needs(shipment)
     coverage = (
         ServiceCoverage.objects.filter(
-            country__in={need.country for need in needs},
+            country__in={n.need.country for n in needs},
             organisation__in=Organisation.objects.nameable_by(for_user),
         )
         .select_related("organisation")
@@ -240,15 +451,13 @@ def record_party_assessments(shipment: Shipment, *, for_user) -> list[RecordPart
         services.setdefault((row.organisation_id, row.country), []).append(row.service)
         covered.setdefault((row.service, row.country), []).append(row.organisation)
     assessments = []
-    for need in needs:
-        assessed_role, named_role, service = RECORD_ROLES[need.role]
+    for n in needs:
+        service = RECORD_ROLES[n.need.role][2]
         providers = [
-            RecordProvider(organisation, services[(organisation.pk, need.country)])
-            for organisation in covered.get((service, need.country), [])
+            RecordProvider(organisation, services[(organisation.pk, n.need.country)])
+            for organisation in covered.get((service, n.need.country), [])
         ]
-        assessments.append(
-            RecordPartyAssessment(need, parties.get(assessed_role), parties.get(named_role), providers)
-        )
+        assessments.append(RecordPartyAssessment(n.need, n.assessed, n.named, providers, n.named_problem))
     return assessments
 
 
@@ -514,11 +723,17 @@ def _rate(r: FreightRate) -> freight_engine.Rate:
 
 
 def route_legs(shipment: Shipment) -> list[Leg]:
-    """The shipment's legs with their sites and lines (uses the detail page's prefetch when present)."""
-    return sorted(
-        shipment.legs.select_related("origin", "destination").prefetch_related("lines"),
-        key=lambda leg: leg.sequence,
-    )
+    """The shipment's legs in sequence with their sites, each with `line_ids`: the ids of the lines
+    it carries, read as plain ids from the link table (two queries, no line instances: a
+    3,000-line consolidation has 3,000 links)."""
+    legs = sorted(shipment.legs.select_related("origin", "destination"), key=lambda leg: leg.sequence)
+    carried: dict[int, set[int]] = {leg.pk: set() for leg in legs}
+    links = Leg.lines.through.objects.filter(leg__shipment=shipment).values_list("leg_id", "shipmentline_id")
+    for leg_id, line_id in links:
+        carried.setdefault(leg_id, set()).add(line_id)
+    for leg in legs:
+        leg.line_ids = frozenset(carried[leg.pk])
+    return legs
 
 
 def is_consolidation(legs: list[Leg]) -> bool:
@@ -534,7 +749,8 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
     hub's, leaving on its planned departure or the plan date; the main carriage carries every piece
     from the hub to the destination. Lines on no inbound leg are taken to be at the hub already,
     and the plan says so. Without a main leg, the main carriage is hub → shipment destination.
-    Rates of every lane are read in one query; no hub handling charge is kept in the data yet."""
+    Rates of every lane are read in one query; the hub's handling rate valid on the plan date in
+    another (`hub_handling`)."""
     legs = route_legs(shipment) if legs is None else legs
     if not is_consolidation(legs):
         return None
@@ -547,7 +763,9 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
     requests = []
     carried: set[int] = set()
     for leg in inbound:
-        lines = {line.pk for line in leg.lines.all()}
+        lines = getattr(leg, "line_ids", None)
+        if lines is None:  # legs not read by route_legs
+            lines = frozenset(line.pk for line in leg.lines.all())
         carried |= lines
         requests.append(
             freight_engine.RouteLeg(
@@ -590,8 +808,16 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
     for request in requests:
         lanes |= Q(origin_country=request.origin_country, destination_country=request.destination_country)
     rates = [_rate(r) for r in FreightRate.objects.filter(lanes)]
+    handling, handling_currency, handling_basis = hub_handling(hub, everything, start)
     route = freight_engine.plan_route(
-        requests, rates, shipment.required_by, hub_name=hub.name, limits=freight_limits()
+        requests,
+        rates,
+        shipment.required_by,
+        hub_name=hub.name,
+        limits=freight_limits(),
+        hub_handling=handling,
+        hub_handling_currency=handling_currency,
+        hub_handling_basis=handling_basis,
     )
     at_hub = [piece.label for piece, held in pieces if not held & carried]
     if at_hub:
@@ -603,19 +829,57 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
     return route
 
 
+def hub_handling(hub, pieces, on: dt.date) -> tuple[Decimal | None, str, str]:
+    """What the hub charges for every piece passing through it (gross kg × its rate, at least the
+    minimum), its currency and how it was worked out; (None, "", "") when the hub keeps no rate
+    valid on that date."""
+    from .models import HubHandlingRate
+
+    rate = (
+        HubHandlingRate.objects.filter(site=hub, valid_from__lte=on, valid_to__gte=on)
+        .order_by("-valid_from", "-pk")
+        .first()
+    )
+    if rate is None:
+        return None, "", ""
+    gross = sum((piece.total_gross_kg for piece in pieces), Decimal(0))
+    charge = rate.charge(gross)
+    basis = f"{gross.normalize():,f} kg gross × {rate.price_per_kg.normalize():f} {rate.currency}/kg"
+    if charge == rate.minimum_charge and rate.price_per_kg * gross < rate.minimum_charge:
+        basis += f", below the minimum of {rate.minimum_charge:,.2f}"
+    return charge, rate.currency, basis
+
+
 def landed_cost_for_route(shipment: Shipment, route, *, today: dt.date | None = None):
-    """The landed cost of a route: the main carriage's freight (the leg reaching the destination) is
-    the freight in the customs value; legs to the hub are not counted in it."""
-    main = next(leg for leg in route.legs if leg.sequence == route.main)
-    option = main.chosen
-    if option is None:
+    """The landed cost of a route. The freight counted is the carriage to the place of importation:
+    the inbound legs to the hub, the hub's handling and the main carriage (India's valuation rules
+    count "the cost of transport ... to the place of importation", loading and handling included);
+    an onward leg inside the destination country comes after importation and is not counted. The
+    air legs among them are the air freight a destination may cap. None while a leg is unpriced."""
+    main_index = next(i for i, leg in enumerate(route.legs) if leg.sequence == route.main)
+    counted = route.legs[: main_index + 1]
+    if any(leg.chosen is None for leg in counted if leg.pieces_labels):
         return None
+    chosen = [(leg, leg.chosen) for leg in counted if leg.chosen is not None]
+    hub = route.hub_handling or Decimal("0")
+    freight = sum((option.cost for _, option in chosen), hub)
+    air = sum((option.cost for _, option in chosen if option.mode == "air"), Decimal("0"))
+    terms = [f"{option.cost:,.2f} leg {leg.sequence} ({leg.role}, {option.mode})" for leg, option in chosen]
+    if route.hub_handling is not None:
+        terms.insert(-1, f"{hub:,.2f} hub handling")
+    basis = (
+        f"{' + '.join(terms)} = {freight:,.2f} {route.currency}: the carriage to the place of importation "
+        "(inbound legs, hub handling, main carriage)"
+    )
+    if len(route.legs) > main_index + 1:
+        basis += "; legs after the goods reach the destination country are not counted"
     return landed_cost(
         shipment,
-        option.cost,
-        freight_currency=option.currency,
-        air_freight_cost=option.cost if option.mode == "air" else Decimal("0"),
+        freight,
+        freight_currency=route.currency,
+        air_freight_cost=air,
         today=today,
+        freight_basis=basis,
     )
 
 
@@ -639,6 +903,7 @@ def landed_cost(
     air_freight_cost: Decimal = Decimal("0"),
     air_goods_value: Decimal | None = None,
     today: dt.date | None = None,
+    freight_basis: str = "",
 ):
     """The landed-cost estimate of the shipment with `freight_cost` (in `freight_currency`, default the
     shipment's), by the destination's tax and valuation rules (`DestinationTax`) and tariff.
@@ -708,6 +973,7 @@ def landed_cost(
             valuation_rules=rules,
             exchange_rates=exchange_rates,
             exchange_date=on,
+            freight_basis=freight_basis,
         )
     )
 

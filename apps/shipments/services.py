@@ -190,11 +190,13 @@ def line_add(
     quantity: int,
     fields: dict[str, Any] | None = None,
     serials: list[str] | None = None,
+    actor: User | None = None,
 ) -> ShipmentLine:
     """Add a line; trade data is copied from the part unless given (and stays editable)."""
     shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
     _require_draft(shipment, "lines change")
     fields = dict(fields or {})
+    _check_line_parties(shipment, fields, actor)
     if "unit_value" not in fields or fields["unit_value"] is None:
         if part.currency != shipment.currency:
             raise ValidationError(
@@ -225,6 +227,25 @@ def line_add(
     return line
 
 
+LINE_PARTY_ROLES = {"shipper": PartyRole.SHIPPER, "exporter_of_record": PartyRole.EXPORTER_OF_RECORD}
+
+
+def _check_line_parties(
+    shipment: Shipment, fields: dict[str, Any], actor: User | None, line: ShipmentLine | None = None
+) -> None:
+    """A line's own shipper or exporter of record is named as a shipment's party is: by the owner
+    or the operator, an active organisation connected with the owner (`_check_party`). Keeping the
+    one already on the line is never refused."""
+    for field, role in LINE_PARTY_ROLES.items():
+        organisation = fields.get(field)
+        if organisation is None or (line is not None and getattr(line, f"{field}_id") == organisation.pk):
+            continue
+        try:
+            _check_party(shipment, role, organisation, actor)
+        except ValidationError as exc:
+            raise ValidationError({field: exc.message_dict["organisation"]}) from exc
+
+
 def trade_description(part: Part) -> str:
     """Make, model and part number, as a commercial invoice describes goods."""
     text = part.name
@@ -236,9 +257,10 @@ def trade_description(part: Part) -> str:
 
 
 @transaction.atomic
-def line_update(*, line: ShipmentLine, fields: dict[str, Any]) -> ShipmentLine:
+def line_update(*, line: ShipmentLine, fields: dict[str, Any], actor: User | None = None) -> ShipmentLine:
     line = ShipmentLine.objects.select_for_update().select_related("shipment").get(pk=line.pk)
     _require_draft(line.shipment, "lines change")
+    _check_line_parties(line.shipment, fields, actor, line)
     if "quantity" in fields:
         packed = line.package_items.aggregate(n=Sum("quantity"))["n"] or 0
         serial_count = line.serials.count()
@@ -509,10 +531,7 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
         for role in (PartyRole.SHIPPER, PartyRole.CONSIGNEE):
             if role not in roles:
                 problems.append(f"No {PartyRole(role).label.lower()} is named.")
-        for need in selectors.record_party_needs(shipment):
-            role = PartyRole.IMPORTER_OF_RECORD if need.role == "importer" else PartyRole.EXPORTER_OF_RECORD
-            if need.needed and role not in roles:
-                problems.append(RecordPartyProblem(f"{need.reasons[0]} Name an {role.label.lower()}."))
+        problems.extend(RecordPartyProblem(p) for p in selectors.record_party_problems(shipment))
     elif target == ShipmentStatus.APPROVED:
         problems.extend(hooks.guard_problems(target, shipment))  # compliance: a passing check
     elif target == ShipmentStatus.BOOKED:

@@ -7,13 +7,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.views import View
 from django.views.generic import CreateView, TemplateView, UpdateView
 
-from apps.accounts.models import RecordService
 from apps.accounts.permissions import CapabilityRequiredMixin
 from apps.core.disclosure import events_for
-from apps.core.models import AuditEvent
+from apps.core.models import AuditEvent, TaskRecord
 from apps.core.scoping import CHANGE, VIEW
 from apps.core.tasks_outbox import owed_messages
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin, add_service_errors
@@ -25,9 +25,9 @@ from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
-from .models import FreightRate, Leg, LegRole, Shipment, ShipmentLine, ShipmentStatus, Site
+from .models import FreightRate, HubHandlingRate, Leg, LegRole, Shipment, ShipmentLine, ShipmentStatus, Site
 from .models.shipments import attach_line_counts
-from .presenters import freight_plan_data
+from .presenters import LINES_SHOWN, freight_plan_data, lines_carried, quick_line_choices
 
 
 class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
@@ -163,29 +163,33 @@ def _get_shipment(request, reference: str, action: str = VIEW) -> Shipment:
     )
 
 
+def _task_of(request, shipment: Shipment) -> str:
+    task_id = request.GET.get("task", "")
+    if task_id and TaskRecord.objects.filter(task_id=task_id, object_repr=shipment.reference).exists():
+        return task_id
+    return ""
+
+
 def render_shipment(request, reference: str, status: int = 200, **forms_override):
     shipment = _get_shipment(request, reference)
     user = request.user
     can_change = Shipment.objects.visible_to(user, CHANGE).filter(pk=shipment.pk).exists()
-    needs = selectors.record_party_needs(shipment)
-    providers = {
-        need.role: selectors.record_party_providers(
-            need.country,
-            RecordService.IMPORTER_OF_RECORD if need.role == "importer" else RecordService.EXPORTER_OF_RECORD,
-            for_user=user,
-        )
-        for need in needs
-        if need.needed
-    }
-    lines = list(shipment.lines.all())
+    record_assessments = selectors.record_party_assessments(shipment, for_user=user)
+    show_all = request.GET.get("lines") == "all"
+    lines, line_totals = selectors.detail_lines(shipment, limit=None if show_all else LINES_SHOWN)
     legs = sorted(shipment.legs.all(), key=lambda leg: (_ROUTE_ORDER.get(leg.role, 9), leg.sequence))
     legs_by_id = {leg.pk: leg for leg in legs}
+    carried = selectors.leg_line_numbers(shipment) if legs else {}
+    for leg in legs:  # runs of line numbers, not a name per line: a leg may carry thousands
+        leg.lines_carried = lines_carried(carried.get(leg.pk, []))
     events = sorted(shipment.events.all(), key=lambda e: (e.occurred_at, e.id))
     for event in events:  # the loaded legs, with their sites: no query per event
         event.route_leg = legs_by_id.get(event.leg_id)
     context = {
         "shipment": shipment,
+        # The first LINES_SHOWN lines, and a link to all of them (totals count every line).
         "lines": lines,
+        "lines_total": line_totals["count"],
         "packages": list(shipment.packages.all()),
         "legs": legs,
         "route": _route(legs),
@@ -193,12 +197,13 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "events": events,
         "parties": list(shipment.parties.all()),
         "incoterm": incoterm_rule(shipment.incoterm),
-        "record_needs": [(need, providers.get(need.role, [])) for need in needs],
+        "record_assessments": record_assessments,
+        # A check started by this user's last action (?task=…, set by the review transition).
+        "task_id": _task_of(request, shipment),
+        # A consolidation's lines may each have their own exporter: show who.
+        "multi_shipper": any(leg.role == LegRole.INBOUND for leg in legs) or line_totals["own_parties"] > 0,
         "is_late": selectors.is_late(shipment),
-        "totals": {
-            "value": sum((line.line_value for line in lines), 0),
-            "units": sum(line.quantity for line in lines),
-        },
+        "totals": {"value": line_totals["value"], "units": line_totals["units"]},
         "can_change": can_change and user.can("shipments.edit"),
         "can_post_events": can_change and user.can("shipments.track") and shipment.status != "cancelled",
         "actions": _actions_for(user, shipment) if can_change else [],
@@ -206,7 +211,9 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "missing_documents": hooks.missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(),
-        "leg_form": forms_override.get("leg_form") or LegForm(user=user, shipment=shipment),
+        "leg_form": quick_line_choices(
+            forms_override.get("leg_form") or LegForm(user=user, shipment=shipment)
+        ),
         "event_form": forms_override.get("event_form") or EventForm(shipment=shipment),
         "transition_errors": forms_override.get("transition_errors"),
         "open_form": forms_override.get("open_form", ""),
@@ -280,7 +287,7 @@ class LineAddView(_ShipmentPostView):
         data = form.cleaned_data
         fields = {
             k: data[k]
-            for k in ("unit_value", "hs_code", "country_of_origin")
+            for k in ("unit_value", "hs_code", "country_of_origin", "shipper", "exporter_of_record")
             if data.get(k) not in (None, "")
         }
         line = services.line_add(
@@ -289,6 +296,7 @@ class LineAddView(_ShipmentPostView):
             quantity=data["quantity"],
             fields=fields,
             serials=data["serials"] or None,
+            actor=self.request.user,
         )
         return f"Line {line.line_number} added: {line.quantity} × {line.part}."
 
@@ -359,7 +367,9 @@ class EventAddView(_ShipmentPostView):
             leg=data["leg"],
             eta=data["eta"],
         )
-        moved = f"; status now {event.shipment.get_status_display().lower()}" if event.status_after else ""
+        moved = (
+            f"; status now {selectors.status_now(self.shipment).label.lower()}" if event.status_after else ""
+        )
         return f"Event “{event.get_code_display()}” recorded{moved}."
 
 
@@ -371,6 +381,7 @@ class TransitionView(CapabilityRequiredMixin, View):
         form = TransitionForm(request.POST)
         if not form.is_valid():
             raise Http404
+        started = timezone.now()
         try:
             shipment = services.shipment_transition(
                 shipment=shipment,
@@ -386,16 +397,31 @@ class TransitionView(CapabilityRequiredMixin, View):
                 status=409,
                 transition_errors={"message": exc.message, "reasons": exc.reasons},
             )
-        messages.success(request, f"{shipment} is now {shipment.get_status_display().lower()}.")
 
-        def say_what_is_owed():
+        def after_commit():
+            # The status once the request's transaction committed and the work it queued on commit
+            # ran (an eager compliance check approves or holds the shipment then): one truth.
+            messages.success(request, f"{shipment} is now {selectors.status_now(shipment).label.lower()}.")
             # After the commit, when the tasks the change queued were handed to the broker (the
             # outbox sends them in an earlier on-commit callback): say which could not be.
             for message in owed_messages(shipment.reference):
                 messages.warning(request, message)
 
-        transaction.on_commit(say_what_is_owed)
-        return HttpResponseRedirect(shipment.get_absolute_url())
+        transaction.on_commit(after_commit)
+        url = shipment.get_absolute_url()
+        if form.cleaned_data["to"] == ShipmentStatus.COMPLIANCE_REVIEW:
+            # Entering review started the compliance check: the page shows its progress.
+            task = (
+                TaskRecord.objects.filter(
+                    object_repr=shipment.reference, kind="compliance check", created_at__gte=started
+                )
+                .order_by("-created_at", "-pk")
+                .values_list("task_id", flat=True)
+                .first()
+            )
+            if task:
+                url += f"?task={task}"
+        return HttpResponseRedirect(url)
 
 
 class FreightPanelView(CapabilityRequiredMixin, View):
@@ -461,3 +487,11 @@ class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateVi
 
     def get_queryset(self):
         return FreightRate.objects.all()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        # What consolidation hubs charge to handle the goods passing through (priced into routes).
+        context["handling_rates"] = HubHandlingRate.objects.select_related("site").order_by(
+            "site__name", "-valid_from"
+        )
+        return context

@@ -26,6 +26,7 @@ def test_coordinator_builds_a_two_origin_consolidation_through_the_hub(
     operator = OperatorFactory()
     UserFactory(username="sam", role=Role.COORDINATOR, organisation=operator)
     OrganisationFactory(legal_name="Taiwan Servers Co.", country="TW")
+    mexican = OrganisationFactory(kind="supplier", legal_name="Guadalajara Switches SA", country="MX")
     customer = OrganisationFactory(
         kind="customer", legal_name="Chennai AI Compute", country="IN", city="Chennai"
     )
@@ -92,9 +93,11 @@ def test_coordinator_builds_a_two_origin_consolidation_through_the_hub(
     lines.locator("#id_part").select_option(label="NVIDIA MQM9790-NS2F — Quantum-2 switch")
     lines.locator("#id_quantity").fill("2")
     lines.locator("#id_country_of_origin").select_option("MX")
+    lines.locator("#id_shipper").select_option(label="Guadalajara Switches SA")  # exports its own lines
     lines.get_by_role("button", name="Add line").click()
     expect(page.get_by_text("Line 2 added")).to_be_visible()
     expect(lines.locator("tbody tr").nth(1)).to_contain_text("MX")
+    expect(lines.locator("tbody tr").nth(1)).to_contain_text("Guadalajara Switches SA")
 
     legs = page.locator("#legs")
 
@@ -152,6 +155,11 @@ def test_coordinator_builds_a_two_origin_consolidation_through_the_hub(
     expect(rows.nth(0)).to_contain_text("Line 1")
     expect(rows.nth(1)).to_contain_text("Line 2")
     expect(timeline).to_contain_text("leg 1: Guishan factory → Rackpass Bonded Hub Singapore")
+    # The exporter of record is assessed per origin country: the switches leave Mexico exported by
+    # their maker, who has an entity there.
+    record = page.locator(".record-need")
+    expect(record.nth(2)).to_contain_text("Export from MX — line 2")
+    expect(record.nth(2)).to_contain_text("Guadalajara Switches SA has an entity in MX")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "shipment-consolidation.png"), full_page=True)
 
@@ -164,3 +172,4 @@ def test_coordinator_builds_a_two_origin_consolidation_through_the_hub(
     ]
     assert shipment.events.get().leg == Leg.objects.get(sequence=1)
     assert shipment.lines.get(line_number=2).country_of_origin == "MX"
+    assert shipment.lines.get(line_number=2).shipper == mexican

@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from apps.accounts.models import ServiceCoverage
 from apps.accounts.roles import Role
 from apps.compliance import services
 from apps.compliance.models import (
@@ -53,7 +54,9 @@ def test_a_licence_is_not_used_because_its_consignee_plays_another_role(
 def test_a_licence_is_used_only_when_its_licensee_is_the_exporter(
     ship, saudi_customer, saudi_licence, dgx, coordinator
 ):
-    other_exporter = OrganisationFactory(kind="supplier", legal_name="Other Exporter Inc.", country="US")
+    other_exporter = OrganisationFactory(kind="eor_provider", legal_name="Other Exporter Inc.", country="US")
+    # An exporter of record must be able to act at the origin (issue 11): it covers Taiwan.
+    ServiceCoverage.objects.create(organisation=other_exporter, service="eor", country="TW")
     shipment = ship(
         {"consignee": saudi_customer, "exporter_of_record": other_exporter}, "SA", "Riyadh", [(dgx, 1)]
     )

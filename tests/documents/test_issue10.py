@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from apps.accounts.models import Organisation, Registration
+from apps.accounts.models import Organisation, Registration, ServiceCoverage
 from apps.compliance import services as compliance
 from apps.documents import builder, services
 from apps.documents.models import Document
@@ -128,7 +128,9 @@ def test_us_export_needs_the_sli_with_a_forwarder_and_the_eei_when_mandatory(
 
 @pytest.fixture
 def ior_provider(db):
-    return OrganisationFactory(legal_name="Coromandel IOR Services Pvt. Ltd.", country="IN", city="Chennai")
+    org = OrganisationFactory(legal_name="Coromandel IOR Services Pvt. Ltd.", country="IN", city="Chennai")
+    ServiceCoverage.objects.create(organisation=org, service="ior", country="IN")  # it acts in India
+    return org
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from apps.accounts.models import Contact
+from apps.accounts.models import Contact, ServiceCoverage
 from apps.compliance import services as compliance
 from apps.documents import builder, services
 from apps.documents.models import Document
@@ -108,6 +108,7 @@ def test_the_ior_letter_is_signed_by_the_party_owing_duties(india, incoterm, pri
     ior = OrganisationFactory(
         kind="ior_provider", legal_name="Coromandel IOR Pvt. Ltd.", country="IN", city="Chennai"
     )
+    ServiceCoverage.objects.create(organisation=ior, service="ior", country="IN")
     shipment = india(incoterm=incoterm, importer_of_record=ior)
     party = request.getfixturevalue(principal)
     document = services.document_generate(shipment=shipment, doc_type="ior_authorisation", actor=coordinator)
@@ -125,6 +126,7 @@ def test_the_ior_letter_is_signed_by_the_party_owing_duties(india, incoterm, pri
 def test_the_operator_signs_as_agent_only_under_the_sellers_issued_eor_authorisation(
     india, supplier, operator, coordinator
 ):
+    ServiceCoverage.objects.create(organisation=operator, service="eor", country="TW")  # acts in Taiwan
     shipment = india(exporter_of_record=operator)
     seller = _signatory(supplier)
     # Before the seller's letter appointing the operator is issued, the seller signs.
@@ -171,6 +173,7 @@ def test_the_operator_signs_as_agent_only_under_the_sellers_issued_eor_authorisa
 
 def test_an_eor_that_is_not_the_operator_gives_the_operator_no_authority(india, supplier, coordinator):
     eor = OrganisationFactory(kind="eor_provider", legal_name="Formosa EOR Co.", country="TW")
+    ServiceCoverage.objects.create(organisation=eor, service="eor", country="TW")
     shipment = india(exporter_of_record=eor)
     letter = services.document_generate(shipment=shipment, doc_type="eor_authorisation", actor=coordinator)
     services.document_issue(document=letter, actor=coordinator)

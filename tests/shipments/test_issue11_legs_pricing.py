@@ -25,7 +25,15 @@ from apps.shipments.booked_freight import booked_freight_snapshot, store_on_book
 from apps.shipments.demo import RATES, VALID
 from apps.shipments.disclosure import freight_plan_for
 from apps.shipments.hooks import Entered, run_on_enter
-from apps.shipments.models import DestinationTax, FreightRate, Shipment, ShipmentStatus, Site, TariffRate
+from apps.shipments.models import (
+    DestinationTax,
+    FreightRate,
+    HubHandlingRate,
+    Shipment,
+    ShipmentStatus,
+    Site,
+    TariffRate,
+)
 from apps.shipments.presenters import freight_plan_data
 from tests.factories import PartFactory, UserFactory
 
@@ -175,9 +183,15 @@ def test_the_consolidation_is_priced_leg_by_leg(consolidation, coordinator, api_
         True,
     )
     assert "No hub handling charge is recorded for SG bonded hub" in body["route"]["hub_handling_note"]
-    # The customs value counts the main carriage's freight: 187.92 by sea (no air cap).
-    assert body["landed_cost"]["freight"] == "187.92"
-    assert body["landed_cost"]["customs_freight"] == "187.92"
+    # The customs value counts the carriage to the place of importation (India, CVR 2007 rule
+    # 10(2)(a)): both inbound legs, the hub's handling (none recorded here) and the main carriage,
+    # 159.12 + 696.00 + 187.92 = 1,043.04. Of it 696.00 flew (leg 2), far under the 20 % cap.
+    assert body["landed_cost"]["freight"] == "1043.04"
+    assert body["landed_cost"]["customs_freight"] == "1043.04"
+    assert (
+        "Freight = 159.12 leg 1 (inbound, ocean) + 696.00 leg 2 (inbound, air) + 187.92 leg 3 "
+        "(main, ocean) = 1,043.04 USD: the carriage to the place of importation"
+    ) in " ".join(body["landed_cost"]["explanation"])
     assert body["recommendation"] is None and body["options"] == []
 
 
@@ -193,8 +207,9 @@ def test_a_tight_date_flies_the_main_carriage(consolidation, coordinator, api_as
     ]
     assert body["route"]["cost"] == "2342.82"
     # India counts air freight at most at 20 % of FOB: 4 × 373,000 + 4 × 30,000 = 1,612,000 USD,
-    # cap 322,400 — far above 1,487.70, which counts in full.
-    assert body["landed_cost"]["customs_freight"] == "1487.70"
+    # cap 322,400 — far above the 696.00 + 1,487.70 = 2,183.70 flown; with the 159.12 by sea
+    # the whole 2,342.82 counts.
+    assert body["landed_cost"]["customs_freight"] == "2342.82"
 
 
 def test_the_route_is_on_the_page(consolidation, coordinator, browser_as):
@@ -220,7 +235,7 @@ def test_partners_read_the_route_by_the_disclosure_rules(consolidation, supplier
     buyer_body = api_as(buyer).get(url(shipment)).json()
     assert buyer_body["route"]["cost"] == "1043.04" and "reasons" not in buyer_body["route"]
     assert "breakdown" not in buyer_body["route"]["legs"][0]["chosen"]
-    assert buyer_body["landed_cost"]["freight"] == "187.92"
+    assert buyer_body["landed_cost"]["freight"] == "1043.04"
     # The panel renders the supplier's projection: the legs and modes, no amount.
     plan = freight_plan_for(freight_plan_data(shipment), shipment, supplier_user)
     html = render_to_string("shipments/_freight_panel.html", {"shipment": shipment, "plan": plan})
@@ -316,8 +331,12 @@ def test_a_booking_that_cannot_be_priced_still_books(make_shipment, gpu_server, 
 def test_the_demo_consolidation_is_booked_leg_by_leg(db):
     call_command("load_demo")
     shipment = Shipment.objects.get(instructions__startswith="[Demo B]")
-    # Booked with its legs by air (EVA, Lufthansa, Singapore Airlines): 1,392.30 + 696.00 + 1,487.70.
-    assert shipment.booked_freight_cost == D("3576.00")
+    # Booked with its legs by air (EVA, Lufthansa, Singapore Airlines): 1,392.30 + 696.00 + 1,487.70,
+    # plus the Singapore hub's handling: gross 4 × 165 + 96 = 756 kg × 0.18 = 136.08 (minimum 95).
+    # 3,576.00 + 136.08 = 3,712.08 USD.
+    assert shipment.booked_freight_cost == D("3712.08")
+    assert shipment.booked_freight["hub_handling"] == "136.08"
+    assert "756 kg gross × 0.18 USD/kg = 136.08 USD" in shipment.booked_freight["hub_handling_note"]
     assert [
         leg["origin_country"] + leg["destination_country"] for leg in shipment.booked_freight["legs"]
     ] == [
@@ -325,3 +344,44 @@ def test_the_demo_consolidation_is_booked_leg_by_leg(db):
         "MXSG",
         "SGIN",
     ]
+
+
+def test_the_hub_charges_handling_by_gross_weight_with_a_minimum(consolidation, coordinator, api_as, hub):
+    # Issue 11: "inbound legs, hub handling, main carriage". The SG hub charges 0.25 USD per gross
+    # kg, at least 150. Gross through the hub: 4 crates × 165 + the pallet 96 = 756 kg
+    # → 756 × 0.25 = 189.00. Route: 159.12 + 696.00 + 187.92 + 189.00 = 1,232.04 USD.
+    HubHandlingRate.objects.create(
+        site=hub,
+        price_per_kg=D("0.25"),
+        minimum_charge=D("150"),
+        valid_from=VALID[0],
+        valid_to=VALID[1],
+    )
+    # A rate of another period is not read.
+    HubHandlingRate.objects.create(
+        site=hub, price_per_kg=D("9"), valid_from=dt.date(2025, 1, 1), valid_to=dt.date(2025, 12, 31)
+    )
+    shipment = consolidation(19)
+    route = api_as(coordinator).get(url(shipment)).json()["route"]
+    assert (route["hub_handling"], route["cost"]) == ("189.00", "1232.04")
+    assert (
+        route["hub_handling_note"]
+        == "Hub handling at SG bonded hub: 756 kg gross × 0.25 USD/kg = 189.00 USD."
+    )
+    # The minimum: 756 × 0.10 = 75.60 < 150 → 150.00.
+    HubHandlingRate.objects.filter(price_per_kg=D("0.25")).update(price_per_kg=D("0.10"))
+    route = api_as(coordinator).get(url(shipment)).json()["route"]
+    assert (route["hub_handling"], route["cost"]) == ("150.00", "1193.04")
+    assert "below the minimum of 150.00" in route["hub_handling_note"]
+
+
+def test_hub_handling_rates_are_listed_with_the_freight_rates_for_operator_staff_only(
+    hub, coordinator, supplier_user, browser_as, client
+):
+    HubHandlingRate.objects.create(
+        site=hub, price_per_kg=D("0.18"), minimum_charge=D("95"), valid_from=VALID[0], valid_to=VALID[1]
+    )
+    page = browser_as(coordinator).get("/freight-rates/").content.decode()
+    assert 'id="hub-handling"' in page and "SG bonded hub" in page and "0.18" in page
+    client.logout()
+    assert browser_as(supplier_user).get("/freight-rates/").status_code == 403

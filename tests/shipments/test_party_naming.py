@@ -237,7 +237,8 @@ def test_the_page_suggests_only_record_providers_the_partner_may_name(
         ServiceCoverage.objects.create(organisation=provider, service="ior", country="IN")
     connection_create(actor=coordinator, organisation=supplier, other=known)
     page = browser_as(supplier_user).get(f"/shipments/{partner_shipment.reference}/")
-    suggested = {p for _, providers in page.context["record_needs"] for p in providers}
+    suggested = {p.organisation for a in page.context["record_assessments"] for p in a.providers}
     assert suggested == {known}
     staff_page = browser_as(coordinator).get(f"/shipments/{partner_shipment.reference}/")
-    assert {p for _, providers in staff_page.context["record_needs"] for p in providers} == {known, unknown}
+    staff_suggested = {p.organisation for a in staff_page.context["record_assessments"] for p in a.providers}
+    assert staff_suggested == {known, unknown}

@@ -8,7 +8,7 @@ from apps.accounts.roles import Role
 from apps.accounts.services import connection_create
 from tests.factories import OrganisationFactory, UserFactory
 
-QUERIES = 5  # token, shipment, its parties, their registrations, providers' coverage
+QUERIES = 6  # token, shipment, its parties, their registrations, its lines, providers' coverage
 
 
 def url(shipment) -> str:

@@ -89,6 +89,17 @@ def test_review_needs_an_importer_of_record_when_the_consignee_cannot_import(
     from tests.factories import OrganisationFactory
 
     ior = OrganisationFactory(kind="ior_provider", legal_name="IOR India", country="IN", city="Mumbai")
+    # Naming just anyone is not enough (issue 11): the one named must act in India.
+    services.party_set(shipment=shipment, role="importer_of_record", organisation=ior, actor=coordinator)
+    with pytest.raises(TransitionRefused) as excinfo:
+        services.shipment_transition(shipment=shipment, target="compliance_review", actor=coordinator)
+    assert excinfo.value.reasons == [
+        "IOR India, named importer of record, neither covers IN as a provider nor has an entity there "
+        "with the registrations importers need; name one that does."
+    ]
+    from apps.accounts.models import ServiceCoverage
+
+    ServiceCoverage.objects.create(organisation=ior, service="ior", country="IN")
     services.party_set(shipment=shipment, role="importer_of_record", organisation=ior, actor=coordinator)
     assert services.shipment_transition(shipment=shipment, target="compliance_review", actor=coordinator)
 

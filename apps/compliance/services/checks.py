@@ -16,7 +16,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -29,6 +29,7 @@ from apps.core.audit import record
 from apps.core.jsonable import jsonable
 from apps.core.tasks_outbox import enqueue_on_commit
 from apps.core.validators import text_problem
+from apps.shipments import selectors as shipment_selectors
 from apps.shipments.models import PartyRole, Shipment, ShipmentStatus
 
 from ..engines.classification import RULE_VERSION as CLASSIFICATION_RULES
@@ -146,6 +147,28 @@ def licence_candidates(shipment: Shipment, roles: Roles) -> list[Licence]:
     return [lic for lic in query.order_by("expires_on", "pk") if destination in lic.country_list]
 
 
+def licences_by_line(
+    shipment: Shipment, roles: Roles, exporters: dict[int, int | None] | None = None
+) -> dict[int, list[Licence]]:
+    """The licences each line may use: those of its own exporter (a consolidation's line exported
+    by another supplier uses that supplier's licences, never the shipment shipper's)."""
+    if exporters is None:
+        exporters = shipment_selectors.line_exporter_ids(shipment)
+    organisations = {roles.exporter.pk: roles.exporter} if roles.exporter else {}
+    if missing := {pk for pk in exporters.values() if pk and pk not in organisations}:
+        organisations |= Organisation.objects.in_bulk(missing)
+    by_exporter = {
+        pk: licence_candidates(shipment, replace(roles, exporter=organisations.get(pk)))
+        for pk in set(exporters.values())
+    }
+    return {line_id: by_exporter[pk] for line_id, pk in exporters.items()}
+
+
+def _all_candidates(by_line: dict[int, list[Licence]]) -> list[Licence]:
+    unique = {lic.pk: lic for licences in by_line.values() for lic in licences}
+    return sorted(unique.values(), key=lambda lic: (lic.expires_on, lic.pk))
+
+
 def _screening_state(parties, threshold: Decimal) -> list:
     """The hits each party's names find now (entry and its content fingerprint), not the list
     edition: importing a list that finds nothing new for these parties changes nothing here."""
@@ -167,10 +190,13 @@ def shipment_fingerprint(shipment: Shipment) -> str:
             "line_number", "part_id", "quantity", "unit_value", "hs_code", "country_of_origin"
         )
     )
-    parties = list(shipment.parties.select_related("organisation").order_by("role"))
+    # The shipment's parties and the suppliers named on its lines (a consolidation's exporters).
+    parties = shipment_selectors.acting_parties(shipment)
     org_ids = [p.organisation_id for p in parties]
     part_ids = sorted({row[1] for row in lines})
-    roles = Roles.of(parties)
+    roles = Roles.of(p for p in parties if p.pk)
+    exporters = shipment_selectors.line_exporter_ids(shipment, [p for p in parties if p.pk])
+    by_line = licences_by_line(shipment, roles, exporters)
     state = {
         "shipment": [
             shipment.destination.country,
@@ -204,7 +230,8 @@ def shipment_fingerprint(shipment: Shipment) -> str:
         ),
         "screening": _screening_state(parties, default_threshold()),
         "country_data": active_country_data_key(),
-        "licences": [[lic.pk, lic.updated_at] for lic in licence_candidates(shipment, roles)],
+        "licences": [[lic.pk, lic.updated_at] for lic in _all_candidates(by_line)],
+        "line_exporters": sorted(exporters.items()),
         "registrations": list(
             Registration.objects.filter(organisation_id__in=org_ids)
             .order_by("pk")
@@ -286,12 +313,12 @@ def compliance_check_run(
 
 def _run(shipment, version, started, task_id, actor, progress) -> ComplianceCheck:
     country_data = active_country_data()
-    parties = list(shipment.parties.select_related("organisation"))
-    roles = Roles.of(parties)
+    parties = shipment_selectors.acting_parties(shipment)
+    roles = Roles.of(p for p in parties if p.pk)
     lines = list(
-        shipment.lines.select_related("part__manufacturer", "part__accelerator__manufacturer").order_by(
-            "line_number"
-        )
+        shipment.lines.select_related(
+            "part__manufacturer", "part__accelerator__manufacturer", "shipper", "exporter_of_record"
+        ).order_by("line_number")
     )
 
     # 1. Screen every party (in memory; stored with the check).
@@ -333,8 +360,7 @@ def _run(shipment, version, started, task_id, actor, progress) -> ComplianceChec
 
     # 3. Licences held, import requirements.
     progress(85, "Checking licences and import requirements")
-    candidates = licence_candidates(shipment, roles)
-    _assign_licences(shipment, outcomes, roles, candidates)
+    _assign_licences(shipment, outcomes, roles, licences_by_line(shipment, roles))
     import_holds = _import_requirements(shipment, roles, lines)
 
     progress(95, "Recording the result")
@@ -476,8 +502,10 @@ def _licence_unusable(
     return None
 
 
-def _assign_licences(shipment: Shipment, outcomes: list[_LineOutcome], roles: Roles, candidates) -> None:
-    """Give each line that needs a licence one of the shipment's own licences with room for it.
+def _assign_licences(
+    shipment: Shipment, outcomes: list[_LineOutcome], roles: Roles, by_line: dict[int, list[Licence]]
+) -> None:
+    """Give each line that needs a licence one of its exporter's licences with room for it.
 
     The room left does not count this shipment's own earlier drawdowns: a re-check replaces them."""
     needing = [
@@ -485,11 +513,13 @@ def _assign_licences(shipment: Shipment, outcomes: list[_LineOutcome], roles: Ro
     ]
     if not needing:
         return
-    left = remaining(candidates, exclude_shipment=shipment)
+    left = remaining(_all_candidates(by_line), exclude_shipment=shipment)
     today = timezone.localdate()
     destination = shipment.destination.country
     for outcome in needing:
         line, value = outcome.line, outcome.line.unit_value * outcome.line.quantity
+        candidates = by_line.get(line.pk, [])
+        exporter = _line_exporter(line, roles)
         problems = []
         for licence in candidates:
             problem = _licence_unusable(licence, outcome.eccn, line.quantity, value, left[licence.pk], today)
@@ -508,11 +538,18 @@ def _assign_licences(shipment: Shipment, outcomes: list[_LineOutcome], roles: Ro
             licence = None
             text = (
                 f"Line {line.line_number} ({outcome.eccn}) to {destination}: a licence is required and none "
-                f"held by the exporter ({roles.exporter or 'not named'}) for consignee "
+                f"held by the exporter ({exporter or 'not named'}) for consignee "
                 f"{roles.consignee or '(not named)'} and end user {roles.end_user or '(not named)'} covers "
                 "this ECCN and destination."
             )
         outcome.holds.append((HoldKind.LICENCE, text, licence))
+
+
+def _line_exporter(line, roles: Roles) -> Organisation | None:
+    """The line's own exporter (its exporter of record, else its shipper), else the shipment's."""
+    if line.shipper_id:
+        return line.exporter_of_record or line.shipper
+    return line.exporter_of_record or roles.exporter
 
 
 def _import_requirements(shipment: Shipment, roles: Roles, lines) -> list[tuple[str, str, object]]:
@@ -984,13 +1021,15 @@ def _resolve_with_licence(hold, check, shipment, licence_number: str, actor) -> 
     line_result = check.line_results.filter(line=hold.line).first()
     eccn = line_result.eccn if line_result else ""
     roles = Roles.of(shipment.parties.select_related("organisation"))
-    candidates = {lic.number.lower(): lic for lic in licence_candidates(shipment, roles)}
+    line_licences = licences_by_line(shipment, roles).get(hold.line_id, [])
+    candidates = {lic.number.lower(): lic for lic in line_licences}
     licence = candidates.get(number.lower())
     if licence is None:
         raise ValidationError(
             {
                 "licence_number": f"No licence {number} held by the exporter "
-                f"({roles.exporter or 'not named'}) for consignee {roles.consignee or '(not named)'} "
+                f"({_line_exporter(hold.line, roles) or 'not named'}) for consignee "
+                f"{roles.consignee or '(not named)'} "
                 f"and end user {roles.end_user or '(not named)'} to {shipment.destination.country}."
             }
         )
@@ -1134,3 +1173,6 @@ def register_hooks() -> None:
     hooks.on_enter(ShipmentStatus.COMPLIANCE_REVIEW, start_check_on_review)
     hooks.on_enter(ShipmentStatus.CANCELLED, release_drawdowns_on_cancel)
     hooks.guard(ShipmentStatus.APPROVED, approval_problems)
+    # Booking rests on the same answer: a classification, party or licence change since approval
+    # makes a new version whose check must pass first (issue 12: a Book button after an override).
+    hooks.guard(ShipmentStatus.BOOKED, approval_problems)

@@ -182,13 +182,59 @@ class ShipmentWriteSerializer(serializers.ModelSerializer):
         return value
 
 
+class SerialsField(serializers.ListField):
+    """Serial numbers: written as strings, read from the object's `serials` (loaded rows)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(child=serializers.CharField(max_length=80), required=False, **kwargs)
+
+    def get_attribute(self, instance):
+        return [s.serial for s in instance.serials.all()]
+
+
+class LineNumbersField(serializers.ListField):
+    """Line numbers of the shipment: written as integers, read from the object's `lines`."""
+
+    def __init__(self, **kwargs):
+        super().__init__(child=serializers.IntegerField(min_value=1, max_value=NUMBER_MAX), **kwargs)
+
+    def get_attribute(self, instance):
+        return [line.line_number for line in instance.lines.all()]
+
+
+class LinePartyField(ScopedPrimaryKeyRelatedField):
+    """An organisation the user may name (`nameable_by`) as a line's shipper or exporter of record,
+    or the one already on the line being changed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(chooser=_nameable, queryset=Organisation.objects.all(), **kwargs)
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        line = getattr(self.root, "instance", None)
+        if isinstance(line, ShipmentLine) and line.pk:
+            kept = [pk for pk in (line.shipper_id, line.exporter_of_record_id) if pk]
+            queryset = Organisation.objects.filter(Q(pk__in=queryset.values("pk")) | Q(pk__in=kept))
+        return queryset
+
+
 class LineSerializer(serializers.ModelSerializer):
     part = ScopedPrimaryKeyRelatedField(queryset=Part.objects.filter(is_active=True))
+    shipper = LinePartyField(
+        required=False,
+        allow_null=True,
+        help_text="The supplier exporting this line when the shipment has several origins (a "
+        "consolidation); null means the shipment's shipper.",
+    )
+    exporter_of_record = LinePartyField(
+        required=False,
+        allow_null=True,
+        help_text="Exporter of record for this line's origin country when not the shipment's; see "
+        "`record-parties` for whether one is needed.",
+    )
     part_number = serializers.CharField(source="part.part_number", read_only=True)
     line_value = FittingDecimalField(max_digits=18, decimal_places=2)
-    serials = serializers.ListField(
-        child=serializers.CharField(max_length=80), required=False, write_only=True
-    )
+    serials = SerialsField()
     unit_value = serializers.DecimalField(
         max_digits=16, decimal_places=2, required=False, min_value=0, max_value=MONEY_MAX
     )
@@ -209,15 +255,12 @@ class LineSerializer(serializers.ModelSerializer):
             "line_value",
             "country_of_origin",
             "hs_code",
+            "shipper",
+            "exporter_of_record",
             "serials",
             "export_classification",
         ]
         read_only_fields = ["line_number", "export_classification"]
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["serials"] = [s.serial for s in instance.serials.all()]
-        return data
 
     def validate_hs_code(self, value):
         return normalise_hs_code(value)
@@ -227,15 +270,19 @@ class PackageItemSerializer(serializers.Serializer):
     line = serializers.IntegerField(
         min_value=1, max_value=NUMBER_MAX, help_text="Line number on this shipment."
     )
+
+    def to_representation(self, instance):
+        if isinstance(instance, dict):
+            return super().to_representation(instance)
+        return {"line": instance.line.line_number, "quantity": instance.quantity}
+
     quantity = serializers.IntegerField(min_value=1, max_value=LINE_QUANTITY_MAX)
 
 
 class PackageSerializer(serializers.ModelSerializer):
     package_type = serializers.ChoiceField(choices=PackageType.choices)
-    items = PackageItemSerializer(many=True, write_only=True)
-    serials = serializers.ListField(
-        child=serializers.CharField(max_length=80), required=False, write_only=True
-    )
+    items = PackageItemSerializer(many=True)
+    serials = SerialsField()
     dangerous_goods = serializers.SerializerMethodField()
     volume_m3 = FittingDecimalField(max_digits=10, decimal_places=3)
 
@@ -261,12 +308,6 @@ class PackageSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["number"]
 
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["items"] = [{"line": i.line.line_number, "quantity": i.quantity} for i in instance.items.all()]
-        data["serials"] = [s.serial for s in instance.serials.all()]
-        return data
-
     def get_dangerous_goods(self, obj) -> list[str]:
         return package_dangerous_goods(obj)
 
@@ -274,12 +315,7 @@ class PackageSerializer(serializers.ModelSerializer):
 class LegSerializer(serializers.ModelSerializer):
     origin = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
     destination = ScopedPrimaryKeyRelatedField(queryset=Site.objects.all())
-    lines = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=NUMBER_MAX),
-        required=False,
-        write_only=True,
-        help_text="Line numbers this leg carries (inbound legs).",
-    )
+    lines = LineNumbersField(required=False, help_text="Line numbers this leg carries (inbound legs).")
 
     class Meta:
         model = Leg
@@ -311,11 +347,6 @@ class LegSerializer(serializers.ModelSerializer):
             visible = Site.objects.visible_to(request.user)
             self.fields["origin"].queryset = visible
             self.fields["destination"].queryset = visible
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["lines"] = [line.line_number for line in instance.lines.all()]
-        return data
 
 
 class EventSerializer(serializers.ModelSerializer):
@@ -430,7 +461,19 @@ class RecordPartyAssessmentSerializer(serializers.Serializer):
         source="assessed", allow_null=True, help_text="The consignee or shipper assessed, if named."
     )
     named = OrganisationBriefSerializer(
-        allow_null=True, help_text="The importer / exporter of record named on the shipment, if any."
+        allow_null=True,
+        help_text="The importer / exporter of record acting (the line's own, else the shipment's), if any.",
+    )
+    named_problem = serializers.CharField(
+        allow_null=True,
+        help_text="Why the one named cannot act in the country (it neither covers it as a provider nor "
+        "has an entity there with the registrations required); null when it can or none is named.",
+    )
+    lines = serializers.ListField(
+        child=serializers.IntegerField(),
+        source="need.lines",
+        help_text="Exporter: the line numbers exported from this country by this shipper (empty when "
+        "the shipment has one origin and one shipper, so the need covers every line).",
     )
     providers = RecordProviderSerializer(
         many=True, help_text="Providers covering the country that you may name, by legal name."
@@ -439,4 +482,11 @@ class RecordPartyAssessmentSerializer(serializers.Serializer):
 
 class RecordPartiesSerializer(serializers.Serializer):
     importer = RecordPartyAssessmentSerializer(help_text="Importer of record at the destination.")
-    exporter = RecordPartyAssessmentSerializer(help_text="Exporter of record at the origin.")
+    exporter = RecordPartyAssessmentSerializer(
+        help_text="Exporter of record at the shipment's origin (the first of `exporters`)."
+    )
+    exporters = RecordPartyAssessmentSerializer(
+        many=True,
+        help_text="One per origin country and shipper of the lines: a consolidation's goods leave "
+        "several countries, each exported by its own supplier or exporter of record.",
+    )

@@ -19,6 +19,7 @@ from ..filters import ExchangeRateFilter, FreightRateFilter, ShipmentFilter, Sit
 from ..models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
 from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
+from . import schema
 from .serializers import (
     EventSerializer,
     ExchangeRateSerializer,
@@ -46,6 +47,7 @@ def _refused(exc: services.TransitionRefused, *, request, shipment: Shipment) ->
     return Response(body, status=status.HTTP_409_CONFLICT)
 
 
+@schema.site_docs
 class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSet):
     """Factories, warehouses, ports, airports and data centres."""
 
@@ -62,6 +64,7 @@ class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
         serializer.instance = services.site_update(site=serializer.instance, fields=serializer.validated_data)
 
 
+@schema.shipment_docs
 class ShipmentViewSet(
     AuditHistoryMixin,
     OrgScopedViewSetMixin,
@@ -245,10 +248,13 @@ class ShipmentViewSet(
         shipment = get_object_or_404(
             selectors.record_party_queryset().visible_to(request.user, VIEW), reference=reference
         )
-        assessments = {
-            a.need.role: a for a in selectors.record_party_assessments(shipment, for_user=request.user)
-        }
-        return Response(RecordPartiesSerializer(assessments).data)
+        assessments = selectors.record_party_assessments(shipment, for_user=request.user)
+        exporters = [a for a in assessments if a.need.role == "exporter"]
+        return Response(
+            RecordPartiesSerializer(
+                {"importer": assessments[0], "exporter": exporters[0], "exporters": exporters}
+            ).data
+        )
 
     @extend_schema(
         responses=inline_serializer(
@@ -338,6 +344,7 @@ class _ShipmentChildViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.M
 
 
 @extend_schema(parameters=[REF])
+@schema.line_docs
 class LineViewSet(_ShipmentChildViewSet):
     queryset = ShipmentLine.objects.select_related("part").prefetch_related("serials")
     serializer_class = LineSerializer
@@ -349,7 +356,12 @@ class LineViewSet(_ShipmentChildViewSet):
         data = dict(serializer.validated_data)
         part, quantity, serials = data.pop("part"), data.pop("quantity"), data.pop("serials", None)
         serializer.instance = services.line_add(
-            shipment=self.get_shipment(), part=part, quantity=quantity, fields=data, serials=serials
+            shipment=self.get_shipment(),
+            part=part,
+            quantity=quantity,
+            fields=data,
+            serials=serials,
+            actor=self.request.user,
         )
 
     def perform_update(self, serializer):
@@ -357,7 +369,7 @@ class LineViewSet(_ShipmentChildViewSet):
         serials = data.pop("serials", None)
         data.pop("part", None)
         with transaction.atomic():
-            line = services.line_update(line=serializer.instance, fields=data)
+            line = services.line_update(line=serializer.instance, fields=data, actor=self.request.user)
             if serials is not None:
                 services.serials_set(line=line, serials=serials)
         serializer.instance = line
@@ -367,6 +379,7 @@ class LineViewSet(_ShipmentChildViewSet):
 
 
 @extend_schema(parameters=[REF])
+@schema.package_docs
 class PackageViewSet(_ShipmentChildViewSet):
     queryset = Package.objects.prefetch_related("items__line__part", "serials")
     serializer_class = PackageSerializer
@@ -390,6 +403,7 @@ class PackageViewSet(_ShipmentChildViewSet):
 
 
 @extend_schema(parameters=[REF])
+@schema.leg_docs
 class LegViewSet(_ShipmentChildViewSet):
     queryset = Leg.objects.select_related("origin", "destination").prefetch_related("lines")
     serializer_class = LegSerializer
@@ -411,6 +425,7 @@ class LegViewSet(_ShipmentChildViewSet):
         serializer.instance = services.leg_update(leg=serializer.instance, fields=data, lines=lines)
 
 
+@schema.freight_rate_docs
 class FreightRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
     """The rate table per lane: the operator's, read by its staff only, kept by coordinators."""
 
@@ -429,6 +444,7 @@ class FreightRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
         )
 
 
+@schema.exchange_rate_docs
 class ExchangeRateViewSet(AuditHistoryMixin, viewsets.ModelViewSet):
     """Dated exchange rates for landed costs: readable by every user, kept by operator staff
     (coordinators and administrators), like the freight rate table."""

@@ -22,12 +22,13 @@ Simplifications, on purpose:
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, InvalidOperation
-from fractions import Fraction
 from typing import Literal
 
 AIR_VOLUMETRIC_DIVISOR = Decimal(6000)
@@ -209,6 +210,20 @@ def _deck_problem(piece: Piece, height: Decimal, length: Decimal, width: Decimal
 
 def air_deck(piece: Piece, limits: FreightLimits = DEFAULT_LIMITS) -> tuple[str, str]:
     """Which aircraft can take one package: ('lower_deck' | 'main_deck' | 'charter', why)."""
+    deck, problem = _air_deck_problem(piece, limits)
+    if deck == "main_deck":
+        return deck, f"{piece.name} is {problem}, over the lower-deck limits: main-deck freighter only"
+    if deck == "charter":
+        return deck, (
+            f"{piece.name} is {problem}, over main-deck freighter limits: it needs an outsize charter "
+            f"(An-124 class) or must go by sea"
+        )
+    return deck, ""
+
+
+def _air_deck_problem(piece: Piece, limits: FreightLimits) -> tuple[str, str]:
+    """The deck one package needs, and why it needs no lower one: what exceeds the lower deck's
+    limits (for the main deck) or the main deck's (for a charter); '' on the lower deck."""
     lower = _deck_problem(
         piece,
         limits.lower_deck_max_height_cm,
@@ -226,11 +241,8 @@ def air_deck(piece: Piece, limits: FreightLimits = DEFAULT_LIMITS) -> tuple[str,
         limits.main_deck_max_piece_kg,
     )
     if not main:
-        return "main_deck", (f"{piece.name} is {lower}, over the lower-deck limits: main-deck freighter only")
-    return "charter", (
-        f"{piece.name} is {main}, over main-deck freighter limits: it needs an outsize charter "
-        f"(An-124 class) or must go by sea"
-    )
+        return "main_deck", lower
+    return "charter", main
 
 
 # ---------------------------------------------------------------------------------------------
@@ -664,21 +676,82 @@ def _mix_carries(
     package taking 1 / (what one container takes of its kind) of a container and its weight of the
     payload. Mixing kinds in one box is taken as additive, which partial rows make optimistic only
     by part of a row; the greedy fill can ask for one box more than a perfect packer."""
-    boxes = [[c.code, Fraction(1), c.max_payload_kg] for c in offered for _ in range(mix.get(c.code, 0))]
-    for piece, loads in groups:
-        left = piece.quantity
-        for box in boxes:
-            if left == 0:
-                break
-            load = loads.get(box[0])
-            if load is None or load.per_container == 0:
+    return _fills(_Shares.of(groups), mix, offered)
+
+
+@dataclass(frozen=True)
+class _Shares:
+    """The groups as `_fills` reads them, in whole numbers, not fractions: a container is `whole`
+    parts, and a package of a kind one container type takes n of is whole // n of them (`whole` is
+    a common multiple of every n), so the sums are exact and cheap."""
+
+    whole: int
+    kinds: tuple[tuple[int, Decimal, dict[str, int]], ...]  # (quantity, kg a package, share by type)
+
+    @classmethod
+    def of(cls, groups: Sequence[tuple[Piece, dict[str, _Load]]]) -> _Shares:
+        whole = math.lcm(
+            *(load.per_container for _, loads in groups for load in loads.values() if load.per_container)
+        )
+        kinds = tuple(
+            (
+                piece.quantity,
+                piece.gross_kg,
+                {code: whole // load.per_container for code, load in loads.items() if load.per_container},
+            )
+            for piece, loads in groups
+        )
+        return cls(whole, kinds)
+
+    def may_fit(self, mix: Mapping[str, int]) -> bool:
+        """False when the mix cannot carry the load whatever the filling: every kind needs a type in
+        the mix that takes it, and the parts the kinds need at their best type in the mix exceed
+        the mix's parts. (`_fills` fails then too; this is the quick test before it.)"""
+        need = 0
+        for quantity, _kg, shares in self.kinds:
+            best = min((shares[code] for code in mix if code in shares), default=None)
+            if best is None:
+                return False
+            need += quantity * best
+        return need <= self.whole * sum(mix.values())
+
+
+def _fills(shares: _Shares, mix: Mapping[str, int], offered: Sequence[ContainerType]) -> bool:
+    """`_mix_carries` on the groups' shares. The containers are filled in order, group by group, as
+    there; containers left alike (untouched, or filled alike) are kept as one run with a count and
+    filled together, so a fill costs as many steps as there are runs, not containers."""
+    # Per container type, in the order the boxes are filled: runs of [parts left, payload left, count].
+    blocks = [
+        (c.code, [[shares.whole, c.max_payload_kg, mix[c.code]]]) for c in offered if mix.get(c.code, 0)
+    ]
+    for quantity, kg, by_type in shares.kinds:
+        left = quantity
+        for code, runs in blocks:
+            share = by_type.get(code)
+            if share is None:
                 continue
-            room = min(int(box[1] * load.per_container), int(box[2] // piece.gross_kg))
-            placed = min(left, room)
-            if placed:
-                box[1] -= Fraction(placed, load.per_container)
-                box[2] -= placed * piece.gross_kg
-                left -= placed
+            index = 0
+            while index < len(runs) and left:
+                parts, payload, count = runs[index]
+                room = min(parts // share, int(payload // kg)) if parts >= share else 0
+                if not room:
+                    index += 1
+                    continue
+                full = min(count, left // room)  # boxes of the run taking `room` each
+                left -= full * room
+                split = []
+                if full:
+                    split.append([parts - room * share, payload - room * kg, full])
+                rest = count - full
+                if rest and left:  # the next box takes what is left (less than `room`)
+                    split.append([parts - left * share, payload - left * kg, 1])
+                    left, rest = 0, rest - 1
+                if rest:
+                    split.append([parts, payload, rest])
+                runs[index : index + 1] = split
+                index += len(split)
+            if not left:
+                break
         if left:
             return False
     return True
@@ -700,16 +773,19 @@ def _cheapest_mix(
     # Identical packages plan alike: one group each, so a 3,000-line shipment of a few dozen kinds
     # of crate is planned in a few dozen steps.
     alike: dict[tuple, Piece] = {}
-    names: dict[tuple, list[str]] = {}
+    quantities: dict[tuple, int] = {}
+    counts: dict[tuple, int] = {}
     for piece in pieces:
         key = (piece.length_cm, piece.width_cm, piece.height_cm, piece.gross_kg, piece.stackable)
-        first = alike.get(key)
-        alike[key] = piece if first is None else replace(first, quantity=first.quantity + piece.quantity)
-        names.setdefault(key, []).append(piece.name)
+        alike.setdefault(key, piece)
+        quantities[key] = quantities.get(key, 0) + piece.quantity
+        counts[key] = counts.get(key, 0) + 1
     groups: list[tuple[Piece, dict[str, _Load]]] = []
     for key, piece in alike.items():
-        if len(names[key]) > 1:
-            piece = replace(piece, label=f"{piece.label} and {len(names[key]) - 1} alike")
+        if counts[key] > 1:  # one new piece per kind, not one per piece added to it
+            piece = replace(
+                piece, quantity=quantities[key], label=f"{piece.label} and {counts[key] - 1} alike"
+            )
         loads = {
             c.code: _container_load(piece, c, limits) for c in offered if _fits(piece, c, limits) is None
         }
@@ -747,22 +823,12 @@ def _cheapest_mix(
         ),
         Decimal(0),
     )
-    mixes = []
-    for counts in itertools.product(*(range(b + 1) for b in bounds)):
-        total = sum(counts)
-        if total == 0 or total > max_containers:
-            continue
-        pairs = list(zip(counts, offered, strict=True))
-        if sum((n * c.max_payload_kg for n, c in pairs), Decimal(0)) < weight:
-            continue
-        if sum((n * c.inner_length_m * c.inner_width_m for n, c in pairs), Decimal(0)) < floor_need:
-            continue
-        cost = money(sum((n * prices[c.code] for n, c in pairs), Decimal(0)))
-        mixes.append((cost, total, counts))
-    mixes.sort()
-    for cost, _total, counts in mixes:
+    shares = _Shares.of(groups)
+    for cost, _total, counts in _mixes_cheapest_first(
+        offered, prices, bounds, max_containers, weight, floor_need
+    ):
         mix = {c.code: n for n, c in zip(counts, offered, strict=True) if n}
-        if _mix_carries(groups, mix, offered):
+        if shares.may_fit(mix) and _fills(shares, mix, offered):
             notes = []
             for piece, loads in groups:
                 for code in mix:
@@ -781,6 +847,65 @@ def _cheapest_mix(
                     )
             return mix, cost, notes
     return f"FCL not possible: the load needs more than {max_containers} containers; split it into shipments"
+
+
+def _mixes_cheapest_first(
+    offered: Sequence[ContainerType],
+    prices: Mapping[str, Decimal],
+    bounds: Sequence[int],
+    max_containers: int,
+    weight: Decimal,
+    floor_need: Decimal,
+) -> Iterator[tuple[Decimal, int, tuple[int, ...]]]:
+    """Every mix (count per offered type, within `bounds` and `max_containers` in all) whose payload
+    carries `weight` and whose floor covers `floor_need`, as (cost, containers, counts), cheapest
+    first (then fewest containers, then counts): the order of sorting them all, produced lazily.
+
+    For each choice of counts of all types but the last, the last type's count runs from the fewest
+    that pass both checks (more of it only adds payload, floor and cost) to its bound: one sorted run
+    per choice, merged through a heap. So a load needing up to 60 containers costs a few thousand
+    steps (the choices of the other types), not every combination of three counts."""
+    *firsts, last = offered
+    last_price = prices[last.code]
+    last_area = last.inner_length_m * last.inner_width_m
+    heap: list[tuple[Decimal, int, tuple[int, ...], Decimal, int]] = []
+    for head in itertools.product(*(range(b + 1) for b in bounds[:-1])):
+        head_total = sum(head)
+        if head_total > max_containers:
+            continue
+        pairs = list(zip(head, firsts, strict=True))
+        payload = sum((n * c.max_payload_kg for n, c in pairs), Decimal(0))
+        area = sum((n * c.inner_length_m * c.inner_width_m for n, c in pairs), Decimal(0))
+        head_cost = sum((n * prices[c.code] for n, c in pairs), Decimal(0))
+        most = min(bounds[-1], max_containers - head_total)
+
+        def carries(n: int, payload=payload, area=area) -> bool:
+            return payload + n * last.max_payload_kg >= weight and area + n * last_area >= floor_need
+
+        fewest = 0 if head_total else 1
+        least = max(
+            fewest,
+            _ceil((weight - payload) / last.max_payload_kg) if payload < weight else 0,
+            _ceil((floor_need - area) / last_area) if area < floor_need else 0,
+        )
+        # The divisions are rounded: settle the count on the exact checks.
+        while least <= most and not carries(least):
+            least += 1
+        while least > fewest and carries(least - 1):
+            least -= 1
+        if least <= most:
+            heap.append(
+                (money(head_cost + least * last_price), head_total + least, (*head, least), head_cost, most)
+            )
+    heapq.heapify(heap)
+    while heap:
+        cost, total, counts, head_cost, most = heapq.heappop(heap)
+        yield cost, total, counts
+        n = counts[-1] + 1
+        if n <= most:
+            heapq.heappush(
+                heap, (money(head_cost + n * last_price), total + 1, (*counts[:-1], n), head_cost, most)
+            )
 
 
 def plan_ocean(
@@ -822,8 +947,12 @@ def plan_ocean(
     reasons: list[str] = []
     clearance_m = limits.door_clearance_cm / _CM_PER_M
     tall, long = [], []
+    gauged: set[tuple[Decimal, ...]] = set()
     for piece in items:
-        _check_in_gauge(piece, limits)
+        size = (piece.length_cm, piece.width_cm, piece.height_cm, piece.gross_kg)
+        if size not in gauged:  # alike pieces fit alike: each size is checked once
+            _check_in_gauge(piece, limits)
+            gauged.add(size)
         if piece.height_m > _STANDARD_DOOR_M - clearance_m:
             tall.append(piece)
         if piece.floor_long_m > CONTAINER_BY_CODE["20GP"].inner_length_m:
@@ -1077,8 +1206,14 @@ def _applicable_rates(
 
 def air_acceptance(pieces: Iterable[Piece], limits: FreightLimits = DEFAULT_LIMITS) -> tuple[str, list[str]]:
     """Which aircraft can carry all the pieces (AIRCRAFT_*) and why; CannotCarryError when none
-    can: a piece over main-deck freighter limits, or dangerous goods air does not take."""
-    aircraft, reasons = AIRCRAFT_ANY, []
+    can: a piece over main-deck freighter limits, or dangerous goods air does not take.
+
+    Pieces with the same reason share one sentence naming the first few ("Pieces 'line 3', 'line 7',
+    … and 370 more are 220 cm tall …"): the reasons stay as many as the kinds of piece, not the
+    pieces (a 3,000-line shipment would otherwise list a sentence per line in every air option)."""
+    aircraft = AIRCRAFT_ANY
+    grouped: dict[tuple[str, str], list[Piece]] = {}  # (what, why) → pieces, in first-seen order
+    decks: dict[tuple[Decimal, ...], tuple[str, str]] = {}  # alike pieces sit on alike decks
     for piece in pieces:
         for goods in piece.dangerous_goods:
             if goods.air_forbidden:
@@ -1086,14 +1221,34 @@ def air_acceptance(pieces: Iterable[Piece], limits: FreightLimits = DEFAULT_LIMI
             if goods.cargo_aircraft_only:
                 if aircraft == AIRCRAFT_ANY:
                     aircraft = AIRCRAFT_CARGO_ONLY
-                reasons.append(f"{piece.name} holds {goods.text}: cargo aircraft only")
-        deck, why = air_deck(piece, limits)
+                grouped.setdefault(("goods", goods.text), []).append(piece)
+        size = (piece.length_cm, piece.width_cm, piece.height_cm, piece.gross_kg)
+        if size not in decks:
+            decks[size] = _air_deck_problem(piece, limits)
+        deck, problem = decks[size]
         if deck == "charter":
-            raise CannotCarryError(why)
+            raise CannotCarryError(air_deck(piece, limits)[1])
         if deck == "main_deck":
             aircraft = AIRCRAFT_MAIN_DECK
-            reasons.append(why)
+            grouped.setdefault(("deck", problem), []).append(piece)
+    reasons = []
+    for (what, why), alike in grouped.items():
+        names = _piece_names(alike)
+        if what == "goods":
+            reasons.append(f"{names} hold{'s' if len(alike) == 1 else ''} {why}: cargo aircraft only")
+        else:
+            reasons.append(
+                f"{names} {'is' if len(alike) == 1 else 'are'} {why}, over the lower-deck limits: "
+                "main-deck freighter only"
+            )
     return aircraft, reasons
+
+
+def _piece_names(pieces: Sequence[Piece]) -> str:
+    """ "Piece 'a'", or "Pieces 'a', 'b', 'c', 'd', 'e' and 12 more"."""
+    if len(pieces) == 1:
+        return pieces[0].name
+    return "Pieces " + _some(pieces, lambda p: repr(p.label) if p.label else "(no label)")
 
 
 def _price(
@@ -1178,16 +1333,47 @@ def _options(
     ready_date: date,
     required_by: date | None,
     limits: FreightLimits = DEFAULT_LIMITS,
+    priced: dict[int, FreightOption | ValueError] | None = None,
 ) -> tuple[list[FreightOption], list[str]]:
-    """Options for the rates that can carry the pieces, and a note for each that cannot."""
+    """Options for the rates that can carry the pieces, and a note for each that cannot.
+
+    `priced` (by id of the rate) keeps what each rate made of these pieces: asked again for another
+    date, a rate's option is only moved to it, not priced again (a route prices its legs after the
+    hub twice: for their fastest transit, then from the day the goods reach the hub)."""
     options, notes = [], []
     for rate in rates:
         try:
-            options.append(_price(rate, pieces, ready_date, required_by, limits))
+            known = None if priced is None else priced.get(id(rate))
+            if known is None:
+                try:
+                    known = _price(rate, pieces, ready_date, required_by, limits)
+                except ValueError as error:
+                    known = error
+                if priced is not None:
+                    priced[id(rate)] = known
+            if isinstance(known, ValueError):
+                raise known
+            options.append(_dated(known, ready_date, required_by))
         except ValueError as error:
             notes.append(f"{rate.mode} rate {rate.carrier or rate.service or rate.lane} skipped: {error}")
     options.sort(key=lambda o: (o.cost, o.arrival, o.mode))
     return options, notes
+
+
+def _dated(option: FreightOption, departure: date, required_by: date | None) -> FreightOption:
+    """The option leaving on `departure` (its price does not depend on the day)."""
+    if option.departure == departure and option.on_time == (
+        None if required_by is None else option.arrival <= required_by
+    ):
+        return option
+    arrival = departure + timedelta(days=option.transit_days)
+    return replace(
+        option,
+        departure=departure,
+        arrival=arrival,
+        on_time=None if required_by is None else arrival <= required_by,
+        breakdown=list(option.breakdown),
+    )
 
 
 def freight_options(
@@ -1447,13 +1633,18 @@ def _leg_name(leg: RouteLeg) -> str:
 
 
 def _leg_options(
-    leg: RouteLeg, rates: list[Rate], departure: date, deadline: date | None, limits: FreightLimits
+    leg: RouteLeg,
+    rates: list[Rate],
+    departure: date,
+    deadline: date | None,
+    limits: FreightLimits,
+    priced: dict[int, FreightOption | ValueError] | None = None,
 ) -> list[FreightOption]:
     try:
         applicable = _applicable_rates(rates, departure, leg.origin_country, leg.destination_country)
     except NoRateError as error:
         raise NoRateError(f"{_leg_name(leg)}: {error}. Add one in the rate table.") from None
-    options, notes = _options(_labelled(leg.pieces), applicable, departure, deadline, limits)
+    options, notes = _options(_labelled(leg.pieces), applicable, departure, deadline, limits, priced)
     if not options:
         raise CannotCarryError(f"{_leg_name(leg)}: no rate can carry its load: " + "; ".join(notes))
     return options
@@ -1466,6 +1657,7 @@ def _plan_leg(
     deadline: date | None,
     why_deadline: str,
     limits: FreightLimits,
+    priced: dict[int, FreightOption | ValueError] | None = None,
 ) -> LegPlan:
     """The cheapest option arriving by the deadline; if none does, the earliest arrival."""
     name = _leg_name(leg)
@@ -1474,7 +1666,7 @@ def _plan_leg(
             leg.sequence, leg.role, leg.label, leg.origin_country, leg.destination_country, (),
             departure, deadline, [], None, [f"{name} carries no lines: not priced"],
         )  # fmt: skip
-    options = _leg_options(leg, rates, departure, deadline, limits)
+    options = _leg_options(leg, rates, departure, deadline, limits, priced)
     if deadline is None:
         chosen = options[0]
         reason = f"{name}: no required date, cheapest option is {_describe(chosen)}"
@@ -1514,6 +1706,7 @@ def plan_route(
     *,
     hub_handling: Decimal | None = None,
     hub_handling_currency: str = "",
+    hub_handling_basis: str = "",
     hub_name: str = "the hub",
     limits: FreightLimits = DEFAULT_LIMITS,
 ) -> RoutePlan:
@@ -1537,9 +1730,12 @@ def plan_route(
     if not any(leg.pieces for leg in after_hub):
         raise FreightError("Nothing to carry: add lines (with catalogue dimensions) or packages.")
     # The fastest each leg after the hub can be, to give the legs before it a deadline.
+    # Each leg after the hub is priced once: asked again from the day the goods reach the hub, its
+    # options are only moved to that day (`priced`, per leg, by rate).
+    priced: list[dict[int, FreightOption | ValueError]] = [{} for _ in after_hub]
     fastest = [
-        min(o.transit_days for o in _leg_options(leg, rates, leg.ready_date, None, limits))
-        for leg in after_hub
+        min(o.transit_days for o in _leg_options(leg, rates, leg.ready_date, None, limits, known))
+        for leg, known in zip(after_hub, priced, strict=True)
     ]
 
     def deadline_before(index: int) -> date | None:
@@ -1560,7 +1756,7 @@ def plan_route(
         deadline = deadline_before(index + 1)
         later = sum(fastest[index + 1 :])
         why = "the required date" if not later else f"the legs after it take at least {_days(later)}"
-        plan = _plan_leg(leg, rates, departure, deadline, why, limits)
+        plan = _plan_leg(leg, rates, departure, deadline, why, limits, priced[index])
         if previous is not None and departure > leg.ready_date:
             plan.reasons.insert(
                 0, f"{_leg_name(leg)} leaves {departure.isoformat()}, when the goods are at {hub_name}"
@@ -1581,7 +1777,8 @@ def plan_route(
         hub_note = f"No hub handling charge is recorded for {hub_name}: none is counted."
     else:
         hub_handling = money(as_decimal(hub_handling, "hub_handling"))
-        hub_note = f"Hub handling at {hub_name}: {_fmt_money(hub_handling)} {currency}."
+        basis = f"{hub_handling_basis} = " if hub_handling_basis else ""
+        hub_note = f"Hub handling at {hub_name}: {basis}{_fmt_money(hub_handling)} {currency}."
     cost = money(sum((o.cost for o in chosen), hub_handling or Decimal(0)))
     last = plans[-1]
     arrival = last.chosen.arrival if last.chosen is not None else max(o.arrival for o in chosen)

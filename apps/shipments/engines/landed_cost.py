@@ -234,6 +234,8 @@ class LandedCostInput:
     valuation_rules: ValuationRules = field(default_factory=ValuationRules)
     exchange_rates: Sequence[ExchangeRate] = ()
     exchange_date: date | None = None
+    # How `freight_cost` was made up (a consolidation's legs and hub handling), for the explanation.
+    freight_basis: str = ""
 
     def __post_init__(self) -> None:
         rule(self.incoterm)  # raises for an unknown code
@@ -387,6 +389,8 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
         return converted
 
     goods = _money(inp.goods_value)
+    if inp.freight_basis:
+        explain.append(f"Freight = {inp.freight_basis}")
     freight = convert(inp.freight_cost, inp.freight_currency, "freight")
     air_freight = Decimal(0)
     if inp.air_freight_cost:

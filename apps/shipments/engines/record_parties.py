@@ -83,6 +83,9 @@ class RecordPartyNeed:
     candidate: str | None
     needed: bool
     reasons: list[str] = field(default_factory=list)
+    # The shipment lines this need concerns (an exporter need is per origin country and shipper of
+    # a consolidation); empty for the importer and for a shipment with one origin and no lines.
+    lines: tuple[int, ...] = ()
 
 
 def _evaluate(role: str, country: str, party: PartyFacts | None, required: tuple[str, ...], today: dt.date):
@@ -137,3 +140,28 @@ def exporter_of_record_need(
 ) -> RecordPartyNeed:
     required = EXPORTER_REGISTRATIONS.get(origin_country, ())
     return _evaluate("exporter", origin_country, shipper, required, today)
+
+
+def named_party_problem(
+    role: str,
+    country: str,
+    named: PartyFacts,
+    covered_countries: frozenset[str] | set[str],
+    *,
+    today: dt.date,
+) -> str | None:
+    """Why the importer / exporter of record named cannot act in `country` (None when it can).
+
+    It can when it offers that service there (a provider's coverage) or could itself act as the
+    party of record (an entity there with the registrations required). Naming just anyone for
+    the role must not satisfy the need: a Taiwanese EOR does not export goods from Mexico."""
+    if country in covered_countries:
+        return None
+    required = (IMPORTER_REGISTRATIONS if role == "importer" else EXPORTER_REGISTRATIONS).get(country, ())
+    if not _evaluate(role, country, named, required, today).needed:
+        return None
+    label = "importer" if role == "importer" else "exporter"
+    return (
+        f"{named.name}, named {label} of record, neither covers {country} as a provider nor has an "
+        f"entity there with the registrations {label}s need; name one that does."
+    )

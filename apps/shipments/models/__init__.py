@@ -1,4 +1,4 @@
-from .freight import DestinationTax, ExchangeRate, FreightRate, TariffRate
+from .freight import DestinationTax, ExchangeRate, FreightRate, HubHandlingRate, TariffRate
 from .shipments import (
     EndUseFlag,
     Incoterm,
@@ -22,6 +22,7 @@ __all__ = [
     "EventCode",
     "ExchangeRate",
     "FreightRate",
+    "HubHandlingRate",
     "Incoterm",
     "Leg",
     "LegRole",

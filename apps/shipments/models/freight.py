@@ -1,4 +1,4 @@
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -76,6 +76,44 @@ class FreightRate(AuditedModel, TimeStampedModel):
     def container_prices(self) -> dict[str, Decimal]:
         prices = {"20GP": self.price_20gp, "40GP": self.price_40gp, "40HC": self.price_40hc}
         return {code: price for code, price in prices.items() if price is not None}
+
+
+class HubHandlingRate(AuditedModel, TimeStampedModel):
+    """What a consolidation hub charges to receive, hold under bond and re-load the goods passing
+    through it: per kg of gross weight, with a minimum per shipment (issue 11: a consolidation is
+    priced as inbound legs + hub handling + main carriage). Operator staff keep these with the
+    freight rates; partners see only the total on the customer side (apps/shipments/disclosure.py)."""
+
+    site = models.ForeignKey("shipments.Site", on_delete=models.CASCADE, related_name="handling_rates")
+    currency = CurrencyField(default="USD")
+    price_per_kg = models.DecimalField(
+        "price per gross kg", max_digits=10, decimal_places=4, validators=[MinValueValidator(Decimal("0"))]
+    )
+    minimum_charge = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("0"), validators=[MinValueValidator(Decimal("0"))]
+    )
+    valid_from = models.DateField(validators=[validate_business_date])
+    valid_to = models.DateField(validators=[validate_business_date])
+
+    class Meta:
+        ordering = ["site", "valid_from"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_to__gte=models.F("valid_from")), name="shipments_handling_validity"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Handling at {self.site.name}: {self.price_per_kg} {self.currency}/kg from {self.valid_from}"
+
+    def clean(self) -> None:
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            raise ValidationError({"valid_to": "The rate ends before it starts."})
+
+    def charge(self, gross_kg: Decimal) -> Decimal:
+        """Per kg of gross weight, at least the minimum, to the cent (half up)."""
+        amount = max(self.price_per_kg * gross_kg, self.minimum_charge)
+        return amount.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
 class TariffRate(AuditedModel, TimeStampedModel):

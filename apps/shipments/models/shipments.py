@@ -268,7 +268,12 @@ class Shipment(AuditedModel, TimeStampedModel):
             | Q(organisation_b_id=OuterRef("owner_id"), organisation_a_id=organisation_id)
         )
         reachable = Q(owner__kind=OrganisationKind.OPERATOR) | Q(Exists(connected))
-        return Q(owner_id=organisation_id) | (Q(Exists(parties)) & reachable)
+        # A supplier named on a consolidation's lines (`ShipmentLine.shipper`, or their exporter of
+        # record) is a party of the shipment as much as the shipment-level shipper is.
+        line_parties = ShipmentLine.objects.filter(shipment=OuterRef("pk")).filter(
+            Q(shipper_id=organisation_id) | Q(exporter_of_record_id=organisation_id)
+        )
+        return Q(owner_id=organisation_id) | ((Q(Exists(parties)) | Q(Exists(line_parties))) & reachable)
 
     def clean(self) -> None:
         from ..engines.incoterms import mode_problem
@@ -339,6 +344,25 @@ class ShipmentLine(AuditedModel, TimeStampedModel):
     # Filled by the compliance check: ECCN, reasoning, licence decision — a snapshot, so later
     # changes to the part do not rewrite what was decided for this shipment.
     export_classification = models.JSONField(default=dict, blank=True)
+    # A consolidation's goods leave several countries: each supplier exports its own lines (issue
+    # 11). Empty means the shipment's shipper and exporter of record act for the line.
+    shipper = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="shipped_lines",
+        verbose_name="shipper / exporter",
+        help_text="The supplier exporting this line, if not the shipment's shipper.",
+    )
+    exporter_of_record = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="exported_lines",
+        help_text="Exporter of record for this line's origin, if not the shipment's.",
+    )
 
     class Meta:
         ordering = ["shipment", "line_number"]
