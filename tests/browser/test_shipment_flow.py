@@ -102,7 +102,7 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
     # Freight options load into the page through htmx.
     options = page.locator("#freight-options")
     expect(options).to_contain_text("Air cargo")
-    expect(options).to_contain_text("3404.10 USD")  # 810.5 kg chargeable × 4.20
+    expect(options).to_contain_text("3,404.10 USD")  # 810.5 kg chargeable × 4.20, with separators
     expect(page.locator(".recommendation")).to_contain_text("Air cargo")  # 10 days rule out the sea
 
     page.get_by_role("button", name="Submit for compliance review").click()

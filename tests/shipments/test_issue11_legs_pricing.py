@@ -239,7 +239,7 @@ def test_partners_read_the_route_by_the_disclosure_rules(consolidation, supplier
     # The panel renders the supplier's projection: the legs and modes, no amount.
     plan = freight_plan_for(freight_plan_data(shipment), shipment, supplier_user)
     html = render_to_string("shipments/_freight_panel.html", {"shipment": shipment, "plan": plan})
-    assert 'id="freight-route-legs"' in html and "ocean" in html and "USD" not in html
+    assert 'id="freight-route-legs"' in html and "Ocean" in html and "USD" not in html
 
 
 def test_without_inbound_legs_the_lane_is_priced_as_before(
