@@ -15,6 +15,11 @@ urlpatterns = [
         "shipments/<str:reference>/lines/<int:pk>/remove/", views.LineRemoveView.as_view(), name="line-remove"
     ),
     path("shipments/<str:reference>/packages/", views.PackageAddView.as_view(), name="package-add"),
+    path(
+        "shipments/<str:reference>/packages/<int:pk>/remove/",
+        views.PackageRemoveView.as_view(),
+        name="package-remove",
+    ),
     path("shipments/<str:reference>/legs/", views.LegAddView.as_view(), name="leg-add"),
     path("shipments/<str:reference>/events/", views.EventAddView.as_view(), name="event-add"),
     path("shipments/<str:reference>/freight/", views.FreightPanelView.as_view(), name="freight-panel"),

@@ -25,7 +25,17 @@ from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
-from .models import FreightRate, HubHandlingRate, Leg, LegRole, Shipment, ShipmentLine, ShipmentStatus, Site
+from .models import (
+    FreightRate,
+    HubHandlingRate,
+    Leg,
+    LegRole,
+    Package,
+    Shipment,
+    ShipmentLine,
+    ShipmentStatus,
+    Site,
+)
 from .models.shipments import attach_line_counts
 from .presenters import LINES_SHOWN, freight_plan_data, lines_carried, quick_line_choices
 
@@ -313,6 +323,22 @@ class LineRemoveView(CapabilityRequiredMixin, View):
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
         return HttpResponseRedirect(shipment.get_absolute_url())
+
+
+class PackageRemoveView(CapabilityRequiredMixin, View):
+    """Unpack one package (asked first on the page): its units and serials go back to unpacked."""
+
+    capability = "shipments.edit"
+
+    def post(self, request, reference, pk):
+        shipment = _get_shipment(request, reference, CHANGE)
+        package = get_object_or_404(Package.objects.select_related("shipment"), pk=pk, shipment=shipment)
+        try:
+            services.package_remove(package=package)
+            messages.success(request, f"Package {package.number} removed; its units are unpacked.")
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(shipment.get_absolute_url() + "#packages")
 
 
 class PackageAddView(_ShipmentPostView):
