@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.shipments import services
-from apps.shipments.demo import RATES, VALID
+from apps.shipments.demo import load_rates
 from apps.shipments.engines import freight as f
-from apps.shipments.models import DestinationTax, FreightRate, ShipmentLine, Site, TariffRate
+from apps.shipments.models import DestinationTax, ShipmentLine, Site, TariffRate
 from apps.shipments.presenters import lines_carried
 from tests.factories import PartFactory
 
@@ -25,24 +25,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def lane_rates(db):
-    for o, d, mode, service, carrier, kg, p20, p40, p40hc, cbm, tonne, minimum, days in RATES:
-        FreightRate.objects.create(
-            origin_country=o,
-            destination_country=d,
-            mode=mode,
-            service=service,
-            carrier=carrier,
-            price_per_kg=kg and D(kg),
-            price_20gp=p20 and D(p20),
-            price_40gp=p40 and D(p40),
-            price_40hc=p40hc and D(p40hc),
-            price_per_cbm=cbm and D(cbm),
-            price_per_tonne=tonne and D(tonne),
-            minimum_charge=D(minimum),
-            transit_days=days,
-            valid_from=VALID[0],
-            valid_to=VALID[1],
-        )
+    load_rates()  # the demo's rate table
     TariffRate.objects.create(destination_country="IN", hs_prefix="8517", duty_rate=D("0.20"))
     TariffRate.objects.create(destination_country="IN", hs_prefix="8544", duty_rate=D("0.10"))
     DestinationTax.objects.create(

@@ -22,7 +22,7 @@ from django.utils import timezone
 from apps.accounts.roles import Role
 from apps.shipments import services
 from apps.shipments.booked_freight import booked_freight_snapshot, store_on_booking
-from apps.shipments.demo import RATES, VALID
+from apps.shipments.demo import VALID, load_rates
 from apps.shipments.disclosure import freight_plan_for
 from apps.shipments.hooks import Entered, run_on_enter
 from apps.shipments.models import (
@@ -48,24 +48,7 @@ def url(shipment):
 
 @pytest.fixture
 def demo_rates(db):
-    for o, d, mode, service, carrier, kg, p20, p40, p40hc, cbm, tonne, minimum, days in RATES:
-        FreightRate.objects.create(
-            origin_country=o,
-            destination_country=d,
-            mode=mode,
-            service=service,
-            carrier=carrier,
-            price_per_kg=kg and D(kg),
-            price_20gp=p20 and D(p20),
-            price_40gp=p40 and D(p40),
-            price_40hc=p40hc and D(p40hc),
-            price_per_cbm=cbm and D(cbm),
-            price_per_tonne=tonne and D(tonne),
-            minimum_charge=D(minimum),
-            transit_days=days,
-            valid_from=VALID[0],
-            valid_to=VALID[1],
-        )
+    load_rates()  # the demo's rate table
     TariffRate.objects.create(destination_country="IN", hs_prefix="8471", duty_rate=D("0"))
     TariffRate.objects.create(destination_country="IN", hs_prefix="8517", duty_rate=D("0.20"))
     DestinationTax.objects.create(
