@@ -1,7 +1,7 @@
 import re
 
 from django import forms
-from django.db.models import Q
+from django.db.models import Q, Sum
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part
@@ -10,7 +10,18 @@ from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.hscodes import normalise_hs_code
 from apps.core.validators import TextValidator
 
-from .models import EndUseFlag, EventCode, Leg, Package, PartyRole, Shipment, ShipmentLine, Site
+from .models import (
+    EndUseFlag,
+    EventCode,
+    Leg,
+    LineSerial,
+    Package,
+    PackageItem,
+    PartyRole,
+    Shipment,
+    ShipmentLine,
+    Site,
+)
 
 
 class ShipmentForm(ScopedChoicesFormMixin, forms.ModelForm):
@@ -112,15 +123,78 @@ def split_list(text: str) -> list[str]:
     return [s for s in (part.strip() for part in re.split(r"[\n,;]+", text or "")) if s]
 
 
+# The package form lists this many lines still to pack, each with a quantity and its serials to tick;
+# further lines are packed by typing "line:quantity".
+PICKED_LINES = 100
+
+
 class PackageForm(forms.ModelForm):
+    """What goes in a package, picked (issue 12: no more typing "1:8, 2:4" and the serials again):
+    a quantity per line still to pack, its unpacked serials to tick, "everything left" in one
+    tick, and a box that takes scanned serials."""
+
+    pack_remaining = forms.BooleanField(
+        required=False,
+        label="Everything still unpacked",
+        help_text="Every unit not yet in a package, with its serial numbers.",
+    )
     contents = forms.CharField(
-        help_text="Line numbers and quantities, e.g. '1:8, 2:4' (line 1 × 8 units, line 2 × 4 units).",
+        required=False,
+        label="Other lines",
+        help_text="Lines not listed above, as line:quantity, e.g. '101:8, 102:4'.",
     )
     serials = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Serial numbers packed in this package, one per line.",
+        label="Scanned serials",
+        help_text="Serial numbers scanned into this package, one per line (as well as those ticked).",
     )
+
+    def __init__(self, *args, shipment=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.remaining: dict[int, int] = {}
+        self.unpacked: dict[int, list[str]] = {}
+        if shipment is None:
+            return
+        packed = dict(
+            PackageItem.objects.filter(line__shipment=shipment)
+            .values_list("line_id")
+            .annotate(n=Sum("quantity"))
+        )
+        lines = shipment.lines.select_related("part").order_by("line_number")
+        serials: dict[int, list[str]] = {}
+        for line_id, serial in (
+            LineSerial.objects.filter(line__shipment=shipment, package__isnull=True)
+            .order_by("serial")
+            .values_list("line_id", "serial")
+        ):
+            serials.setdefault(line_id, []).append(serial)
+        listed = 0
+        for line in lines:
+            left = line.quantity - packed.get(line.pk, 0)
+            if left <= 0:
+                continue
+            self.remaining[line.line_number] = left
+            self.unpacked[line.line_number] = serials.get(line.pk, [])
+            if listed >= PICKED_LINES:
+                continue
+            listed += 1
+            self.fields[f"qty_{line.line_number}"] = forms.IntegerField(
+                required=False,
+                min_value=0,
+                max_value=left,
+                label=f"Line {line.line_number}: {line.part.part_number}",
+                help_text=f"{left} of {line.quantity} left to pack.",
+                widget=forms.NumberInput(attrs={"min": 0, "max": left}),
+            )
+            if serials.get(line.pk):
+                self.fields[f"serials_{line.line_number}"] = forms.MultipleChoiceField(
+                    required=False,
+                    choices=[(s, s) for s in serials[line.pk]],
+                    widget=forms.CheckboxSelectMultiple,
+                    label=f"Serials of line {line.line_number}",
+                )
+        self.order_fields(["pack_remaining", *[n for n in self.fields if n.startswith(("qty_", "serials_"))]])
 
     class Meta:
         model = Package
@@ -136,6 +210,26 @@ class PackageForm(forms.ModelForm):
             "keep_dry",
             "marks",
         ]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("pack_remaining"):
+            cleaned["contents"] = sorted(self.remaining.items())
+            cleaned["serials"] = [s for number in sorted(self.unpacked) for s in self.unpacked[number]]
+            return cleaned
+        items = dict(cleaned.get("contents") or [])
+        picked = list(cleaned.get("serials") or [])
+        for name, value in list(cleaned.items()):
+            if name.startswith("qty_") and value:
+                items[int(name[4:])] = items.get(int(name[4:]), 0) + value
+            elif name.startswith("serials_") and value:
+                picked += [s for s in value if s not in picked]
+        if not items and not self.errors:
+            raise forms.ValidationError(
+                "Pick what goes in the package: a quantity of a line, or everything left."
+            )
+        cleaned["contents"], cleaned["serials"] = sorted(items.items()), picked
+        return cleaned
 
     def clean_contents(self):
         items = []

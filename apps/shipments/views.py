@@ -220,7 +220,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "audit_events": events_for(user, AuditEvent.objects.for_object(shipment)),
         "missing_documents": hooks.missing_documents(shipment),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
-        "package_form": forms_override.get("package_form") or PackageForm(),
+        "package_form": forms_override.get("package_form") or PackageForm(shipment=shipment),
         "leg_form": quick_line_choices(
             forms_override.get("leg_form") or LegForm(user=user, shipment=shipment)
         ),
@@ -345,15 +345,19 @@ class PackageAddView(_ShipmentPostView):
     form_class = PackageForm
     form_name = "package_form"
 
+    def form_kwargs(self):
+        return {"shipment": self.shipment}
+
     def save(self, form):
-        data = dict(form.cleaned_data)
-        contents, serials = data.pop("contents"), data.pop("serials")
+        data = form.cleaned_data
+        contents, serials = data["contents"], data["serials"]
+        fields = {name: data[name] for name in PackageForm.Meta.fields if name in data}
         lines = {line.line_number: line for line in self.shipment.lines.all()}
         missing = [str(n) for n, _ in contents if n not in lines]
         if missing:
             raise ValidationError({"contents": f"No line {', '.join(missing)} on {self.shipment}."})
         package = services.package_add(
-            shipment=self.shipment, fields=data, items=[(lines[n], q) for n, q in contents], serials=serials
+            shipment=self.shipment, fields=fields, items=[(lines[n], q) for n, q in contents], serials=serials
         )
         return f"{package} added."
 

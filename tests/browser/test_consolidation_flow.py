@@ -99,6 +99,24 @@ def test_coordinator_builds_a_two_origin_consolidation_through_the_hub(
     expect(lines.locator("tbody tr").nth(1)).to_contain_text("MX")
     expect(lines.locator("tbody tr").nth(1)).to_contain_text("Guadalajara Switches SA")
 
+    # Packing is picked, not typed (issue 12): 2 servers of line 1 by quantity, then everything left.
+    packages = page.locator("#packages")
+
+    def add_package(picks):
+        packages.get_by_text("Add a package").click()
+        packages.locator("#id_package_type").select_option("crate")
+        sizes = {"length_cm": "130", "width_cm": "90", "height_cm": "85", "gross_kg": "300", "net_kg": "260"}
+        for name, value in sizes.items():
+            packages.locator(f"#id_{name}").fill(value)
+        picks()
+        packages.get_by_role("button", name="Add package").click()
+
+    add_package(lambda: packages.locator("#id_qty_1").fill("2"))
+    expect(page.get_by_text("Package 1 (Crate) added.")).to_be_visible()
+    expect(packages).to_contain_text("2 of 4 left to pack.")
+    add_package(lambda: packages.get_by_label("Everything still unpacked").check())
+    expect(packages.locator("tbody tr").nth(1)).to_contain_text("2 × line 1, 2 × line 2")
+
     legs = page.locator("#legs")
 
     def add_leg(role, origin, destination, carried=(), departure=None, arrival=None):

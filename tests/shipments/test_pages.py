@@ -63,8 +63,9 @@ def test_detail_page_add_line_errors_and_success(
     # A fixed number whatever the shipment holds: session, user, the shipment with its prefetches,
     # importer/exporter-of-record providers, compliance and documents state, audit trail, and the
     # choices of the leg form's lines carried and the event form's leg, and of the line form's
-    # shipper and exporter of record (issue 11), and the lines shown (paged) with the totals of all.
-    with django_assert_num_queries(25):
+    # shipper and exporter of record (issue 11), the lines shown (paged) with the totals of all, and
+    # the package picker's lines, units packed and unpacked serials (issue 12).
+    with django_assert_num_queries(28):
         page = client.get(url).content.decode()
     assert "can act as importer of record" in page and "Submit for compliance review" in page
     bad = client.post(f"{url}lines/", {"part": gpu_server.pk, "quantity": 0})
