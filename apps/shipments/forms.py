@@ -13,6 +13,7 @@ from apps.core.validators import TextValidator
 from .models import (
     EndUseFlag,
     EventCode,
+    FreightRate,
     Leg,
     LineSerial,
     Package,
@@ -330,3 +331,32 @@ class SiteForm(ScopedChoicesFormMixin, forms.ModelForm):
         super().__init__(*args, user=user, **kwargs)
         if user is None or not user.is_operator_staff:
             del self.fields["customer"]  # a partner's own sites are its own
+
+
+class FreightRateForm(forms.ModelForm):
+    """A lane's rate, kept in the browser by those who may edit the rate table (`freight.edit`)."""
+
+    class Meta:
+        model = FreightRate
+        fields = [
+            "origin_country",
+            "destination_country",
+            "mode",
+            "service",
+            "carrier",
+            "currency",
+            "price_per_kg",
+            "price_20gp",
+            "price_40gp",
+            "price_40hc",
+            "price_per_cbm",
+            "price_per_tonne",
+            "minimum_charge",
+            "transit_days",
+            "valid_from",
+            "valid_to",
+        ]
+        widgets = {
+            "valid_from": forms.DateInput(attrs={"type": "date"}),
+            "valid_to": forms.DateInput(attrs={"type": "date"}),
+        }

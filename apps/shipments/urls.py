@@ -26,4 +26,6 @@ urlpatterns = [
     path("sites/", views.SiteListView.as_view(), name="site-list"),
     path("sites/new/", views.SiteCreateView.as_view(), name="site-create"),
     path("freight-rates/", views.FreightRateListView.as_view(), name="rate-list"),
+    path("freight-rates/new/", views.FreightRateCreateView.as_view(), name="rate-create"),
+    path("freight-rates/<int:pk>/edit/", views.FreightRateUpdateView.as_view(), name="rate-update"),
 ]

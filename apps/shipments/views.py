@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views import View
 from django.views.generic import CreateView, TemplateView, UpdateView
@@ -24,7 +25,16 @@ from .engines import workflow
 from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
-from .forms import EventForm, LegForm, LineForm, PackageForm, ShipmentForm, SiteForm, TransitionForm
+from .forms import (
+    EventForm,
+    FreightRateForm,
+    LegForm,
+    LineForm,
+    PackageForm,
+    ShipmentForm,
+    SiteForm,
+    TransitionForm,
+)
 from .models import (
     FreightRate,
     HubHandlingRate,
@@ -509,6 +519,31 @@ class SiteCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
         return site
 
 
+class FreightRateFormMixin(CapabilityRequiredMixin, ServiceFormMixin):
+    """Add or change a lane's rate in the browser, as the API does (`services.freight_rate_save`)."""
+
+    capability = "freight.edit"
+    model = FreightRate
+    form_class = FreightRateForm
+    template_name = "shipments/rate_form.html"
+
+    def save_with_service(self, form):
+        rate = services.freight_rate_save(rate=form.instance, fields=form.cleaned_data)
+        messages.success(self.request, f"Rate {rate} saved.")
+        return rate
+
+    def get_success_url(self):
+        return reverse("shipments:rate-list")
+
+
+class FreightRateCreateView(FreightRateFormMixin, CreateView):
+    pass
+
+
+class FreightRateUpdateView(FreightRateFormMixin, UpdateView):
+    pass
+
+
 class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
     capability = "freight.rates.view"
     template_name = "shipments/rate_list.html"
@@ -524,4 +559,5 @@ class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateVi
         context["handling_rates"] = HubHandlingRate.objects.select_related("site").order_by(
             "site__name", "-valid_from"
         )
+        context["can_edit_rates"] = self.request.user.can("freight.edit")
         return context
