@@ -15,6 +15,8 @@ urlpatterns = [
     path("compliance/parts/<int:pk>/", views.PartClassificationView.as_view(), name="part"),
     path("compliance/licences/", views.LicenceListView.as_view(), name="licences"),
     path("compliance/licences/<int:pk>/", views.LicenceDetailView.as_view(), name="licence"),
+    path("compliance/licences/<int:pk>/edit/", views.LicenceEditView.as_view(), name="licence-edit"),
+    path("compliance/licences/<int:pk>/expire/", views.LicenceExpireView.as_view(), name="licence-expire"),
     path("compliance/lists/", views.ScreeningListsView.as_view(), name="lists"),
     path("compliance/countries/", views.CountriesView.as_view(), name="countries"),
 ]

@@ -15,7 +15,7 @@ from apps.accounts.permissions import CapabilityRequiredMixin
 from apps.catalog.models import Part
 from apps.core.disclosure import person_label
 from apps.core.scoping import CHANGE
-from apps.core.views import safe_next
+from apps.core.views import add_service_errors, safe_next
 from apps.shipments.models import Shipment, ShipmentStatus
 
 from . import disclosure, services
@@ -297,6 +297,7 @@ class LicenceListView(CapabilityRequiredMixin, View):
         left = services.remaining(licences)
         for licence in licences:
             licence.left_quantity, licence.left_value = left[licence.pk]
+            licence.used_percent = _used_percent(licence, *left[licence.pk])
         return render(
             request,
             "compliance/licences.html",
@@ -324,6 +325,16 @@ class LicenceListView(CapabilityRequiredMixin, View):
         return self.get(request, form=form, status=400)
 
 
+def _used_percent(licence: Licence, left_quantity: int, left_value) -> int:
+    """How much of the licence is drawn: the larger of the quantity and the value used, in %."""
+    shares = []
+    if licence.permitted_quantity:
+        shares.append((licence.permitted_quantity - left_quantity) / licence.permitted_quantity)
+    if licence.permitted_value:
+        shares.append(float((licence.permitted_value - left_value) / licence.permitted_value))
+    return max(0, min(100, round(100 * max(shares, default=0))))
+
+
 class LicenceDetailView(CapabilityRequiredMixin, View):
     capability = "compliance.view"
 
@@ -338,8 +349,60 @@ class LicenceDetailView(CapabilityRequiredMixin, View):
                 "left_quantity": left_quantity,
                 "left_value": left_value,
                 "drawdowns": licence.drawdowns.select_related("line__shipment", "line__part"),
+                "used_percent": _used_percent(licence, left_quantity, left_value),
+                "can_review": request.user.can("compliance.review"),
             },
         )
+
+
+class LicenceEditView(CapabilityRequiredMixin, View):
+    """Change a licence held (its figures, dates, conditions) in the browser, as the API does."""
+
+    capability = "compliance.review"
+
+    def _licence(self, request, pk):
+        return get_object_or_404(Licence.objects.visible_to(request.user, CHANGE), pk=pk)
+
+    def get(self, request, pk, form=None, status=200):
+        licence = self._licence(request, pk)
+        return render(
+            request,
+            "compliance/licence_form.html",
+            {"licence": licence, "form": form or LicenceForm(instance=licence, user=request.user)},
+            status=status,
+        )
+
+    def post(self, request, pk):
+        licence = self._licence(request, pk)
+        form = LicenceForm(request.POST, instance=licence, user=request.user)
+        if form.is_valid():
+            try:
+                services.licence_save(licence=licence, fields=form.cleaned_data, actor=request.user)
+                messages.success(request, f"Licence {licence.number} saved.")
+                return HttpResponseRedirect(reverse("compliance:licence", args=[licence.pk]))
+            except ValidationError as exc:
+                add_service_errors(form, exc)
+        licence.refresh_from_db()
+        return self.get(request, pk, form=form, status=400)
+
+
+class LicenceExpireView(CapabilityRequiredMixin, View):
+    """End a licence now, with the reason (revoked, surrendered, replaced)."""
+
+    capability = "compliance.review"
+
+    def post(self, request, pk):
+        licence = get_object_or_404(Licence.objects.visible_to(request.user, CHANGE), pk=pk)
+        try:
+            services.licence_expire(
+                licence=licence, reason=request.POST.get("reason", ""), actor=request.user
+            )
+            messages.success(
+                request, f"Licence {licence.number} ended; shipments that used it are checked again."
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(reverse("compliance:licence", args=[licence.pk]))
 
 
 class ScreeningListsView(CapabilityRequiredMixin, View):

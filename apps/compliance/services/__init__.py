@@ -10,7 +10,7 @@ from .checks import (
 )
 from .classification import current_classification, part_classification_override, part_classify, part_figures
 from .countries import active_country_data, country_data_load, country_data_load_default
-from .licences import licence_save, remaining
+from .licences import licence_expire, licence_save, remaining
 from .screening import (
     adhoc_screen,
     attach_shipments,
@@ -47,6 +47,7 @@ __all__ = [
     "hit_confirm",
     "hold_reason_resolve",
     "latest_check",
+    "licence_expire",
     "licence_save",
     "open_hits_for",
     "organisation_screen",

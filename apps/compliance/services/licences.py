@@ -32,6 +32,45 @@ def licence_save(*, licence: Licence, fields: dict[str, Any], actor=None) -> Lic
     return licence
 
 
+@transaction.atomic
+def licence_expire(*, licence: Licence, reason: str, actor=None) -> Licence:
+    """End a licence now (revoked, surrendered, replaced): it no longer covers a shipment from today.
+    Its expiry becomes yesterday (and a licence not yet in force never starts); the reason is kept in
+    the audit trail. Shipments that relied on it are checked again (`licence_save`)."""
+    import datetime as dt
+
+    from django.core.exceptions import ValidationError
+    from django.utils import timezone
+
+    from apps.core.audit import record
+
+    reason = (reason or "").strip()
+    if len(reason) < 10:
+        raise ValidationError({"reason": "Say why the licence ends (at least 10 characters)."})
+    licence = Licence.objects.select_for_update().get(pk=licence.pk)
+    yesterday = timezone.localdate() - dt.timedelta(days=1)
+    if licence.expires_on <= yesterday:
+        raise ValidationError(
+            {"reason": f"Licence {licence.number} expired on {licence.expires_on} already."}
+        )
+    fields = {"expires_on": yesterday}
+    if licence.valid_from > yesterday:
+        fields["valid_from"] = yesterday
+    licence = licence_save(licence=licence, fields=fields, actor=actor)
+    record(licence, action="update", message=f"Ended early: {reason}", actor=actor)
+    _recheck_users(licence, actor)
+    return licence
+
+
+def _recheck_users(licence: Licence, actor) -> None:
+    """Shipments not yet departed that drew on the licence are checked again: it no longer covers them."""
+    from apps.shipments.models import Shipment
+
+    from .checks import _recheck
+
+    _recheck(Shipment.objects.filter(lines__drawdowns__licence=licence).distinct(), actor)
+
+
 def remaining(licences: list[Licence], *, exclude_shipment=None) -> dict[int, tuple[int, Decimal]]:
     """Remaining quantity and value per licence, in one query: permitted less the drawdowns in
     force. `exclude_shipment` leaves out that shipment's own drawdowns, which a re-check replaces."""
