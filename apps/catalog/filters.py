@@ -27,6 +27,21 @@ class PartFilter(django_filters.FilterSet):
     )
     is_active = django_filters.BooleanFilter()
 
+    # Sortable columns (issue 12): `sort=part_number`, `sort=-unit_value`; any other value is named.
+    sort = django_filters.OrderingFilter(
+        fields=(
+            ("part_number", "part_number"),
+            ("manufacturer__name", "manufacturer"),
+            ("name", "name"),
+            ("category", "category"),
+            ("hs_code", "hs_code"),
+            ("unit_value", "unit_value"),
+            ("unit_weight_kg", "weight"),
+            ("power_draw_w", "power"),
+        ),
+        label="Sort",
+    )
+
     class Meta:
         model = Part
         fields = ["q", "category", "manufacturer", "country_of_origin", "hs_code"]

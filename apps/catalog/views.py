@@ -15,6 +15,21 @@ class PartListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     template_name = "catalog/part_list.html"
     partial_template_name = "catalog/_part_table.html"
     filterset_class = PartFilter
+    export_name = "parts"
+    export_columns = (
+        ("Part number", lambda p: p.part_number),
+        ("Manufacturer", lambda p: p.manufacturer.name),
+        ("Name", lambda p: p.name),
+        ("Category", lambda p: p.get_category_display()),
+        ("HS code", lambda p: p.hs_code),
+        ("Country of origin", lambda p: p.country_of_origin),
+        ("Unit value", lambda p: p.unit_value),
+        ("Currency", lambda p: p.currency),
+        ("Weight (kg)", lambda p: p.unit_weight_kg if p.unit_weight_kg is not None else ""),
+        ("Power (W)", lambda p: p.power_draw_w if p.power_draw_w is not None else ""),
+        ("Serialised", lambda p: "yes" if p.is_serialised else "no"),
+        ("Lithium batteries", lambda p: "yes" if p.contains_lithium_batteries else "no"),
+    )
 
     def get_queryset(self):
         return Part.objects.with_related().visible_to(self.request.user)

@@ -59,6 +59,44 @@ class FilteredListMixin:
         scope_filter_choices(filterset, self.request.user)
         return filterset
 
+    # CSV export of what the filter shows (every matching row, not one page): ((header, row → value), …)
+    export_columns: tuple = ()
+    export_name = "export"
+
+    def get(self, request, *args, **kwargs):
+        if request.GET.get("export") == "csv" and self.export_columns:
+            filterset = self.get_filterset()
+            if not filterset.is_bound or filterset.is_valid():
+                return self.export_csv(filterset.qs if filterset.is_bound else filterset.queryset)
+        return super().get(request, *args, **kwargs)
+
+    def export_csv(self, queryset):
+        """Stream the rows as CSV (UTF-8 with a byte-order mark, so spreadsheets read accents)."""
+        import csv
+
+        from django.http import StreamingHttpResponse
+        from django.utils import timezone
+
+        class Echo:
+            def write(self, value):
+                return value
+
+        writer = csv.writer(Echo())
+
+        def rows():
+            yield "\ufeff" + writer.writerow([header for header, _ in self.export_columns])
+            for obj in self.export_queryset(queryset).iterator(chunk_size=2000):
+                yield writer.writerow([value(obj) for _, value in self.export_columns])
+
+        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+        stamp = timezone.localdate().isoformat()
+        response["Content-Disposition"] = f'attachment; filename="{self.export_name}-{stamp}.csv"'
+        return response
+
+    def export_queryset(self, queryset):
+        """What the export reads per row (annotations, joins): the view may add to it."""
+        return queryset
+
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()
         filter_errors = []

@@ -49,6 +49,19 @@ class ShipmentFilter(django_filters.FilterSet):
         field_name="required_by", lookup_expr="gte", label="Required on or after", widget=DATE
     )
 
+    # Sortable columns (issue 12): `sort=required_by` or `sort=-required_by`; any other value is named.
+    sort = django_filters.OrderingFilter(
+        fields=(
+            ("reference", "reference"),
+            ("status", "status"),
+            ("mode", "mode"),
+            ("required_by", "required_by"),
+            ("eta", "eta"),
+            ("created_at", "created"),
+        ),
+        label="Sort",
+    )
+
     class Meta:
         model = Shipment
         fields = ["q", "status", "mode", "destination_country", "late"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -56,8 +57,26 @@ class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     partial_template_name = "shipments/_shipment_table.html"
     filterset_class = ShipmentFilter
 
+    export_name = "shipments"
+    export_columns = (
+        ("Reference", lambda s: s.reference),
+        ("Status", lambda s: s.get_status_display()),
+        ("Origin", lambda s: f"{s.origin.name}, {s.origin.city}, {s.origin.country}"),
+        ("Destination", lambda s: f"{s.destination.name}, {s.destination.city}, {s.destination.country}"),
+        ("Mode", lambda s: s.get_mode_display()),
+        ("Incoterm", lambda s: f"{s.incoterm} {s.incoterm_place}".strip()),
+        ("Lines", lambda s: s.export_line_count),
+        ("Ready", lambda s: s.ready_date.isoformat() if s.ready_date else ""),
+        ("Required by", lambda s: s.required_by.isoformat() if s.required_by else ""),
+        ("ETA", lambda s: s.eta.isoformat() if s.eta else ""),
+        ("Owner", lambda s: s.owner.legal_name),
+    )
+
     def get_queryset(self):
         return Shipment.objects.for_list().visible_to(self.request.user).order_by("-created_at", "-id")
+
+    def export_queryset(self, queryset):
+        return queryset.annotate(export_line_count=Count("lines"))
 
     def decorate_page(self, objects):
         return attach_line_counts(objects)

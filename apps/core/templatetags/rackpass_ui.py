@@ -192,3 +192,32 @@ def path_label(path) -> str:
         label = str(roles.get(part) or key_label(part))
         parts.append(label if i == 0 else label[:1].lower() + label[1:])
     return " · ".join(parts)
+
+
+@register.simple_tag(takes_context=True)
+def sort_link(context, label: str, key: str):
+    """A column header that sorts the list by `key` (django-filter's OrderingFilter, `sort=`): first
+    ascending, then descending; the current order is marked. Filters are kept, the page is not."""
+    from django.utils.html import format_html
+
+    request = context["request"]
+    current = request.GET.get("sort", "")
+    query = request.GET.copy()
+    for name in ("page", "export"):
+        query.pop(name, None)
+    if current == key:
+        query["sort"], mark, state = f"-{key}", " ▲", "ascending"
+    elif current == f"-{key}":
+        query["sort"], mark, state = key, " ▼", "descending"
+    else:
+        query["sort"], mark, state = key, "", ""
+    href = f"?{query.urlencode()}"
+    title = f"Sorted {state}; sort the other way" if state else f"Sort by {label.lower()}"
+    return format_html(
+        '<a href="{}" hx-get="{}" hx-target="#results" hx-push-url="true" title="{}">{}{}</a>',
+        href,
+        href,
+        title,
+        label,
+        mark,
+    )
