@@ -6,6 +6,7 @@ from apps.core.views import AuditTrailMixin, FilteredListMixin, ScopedQuerysetMi
 
 from .filters import PartFilter
 from .forms import PartForm
+from .hooks import part_columns, with_part_columns
 from .models import Part
 from .services import _owner_for, part_create, part_update
 
@@ -16,7 +17,7 @@ class PartListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     partial_template_name = "catalog/_part_table.html"
     filterset_class = PartFilter
     export_name = "parts"
-    export_columns = (
+    base_export_columns = (
         ("Part number", lambda p: p.part_number),
         ("Manufacturer", lambda p: p.manufacturer.name),
         ("Name", lambda p: p.name),
@@ -32,7 +33,24 @@ class PartListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     )
 
     def get_queryset(self):
-        return Part.objects.with_related().visible_to(self.request.user)
+        # Columns other apps add (the compliance app's ECCN), read in the same query.
+        return with_part_columns(Part.objects.with_related().visible_to(self.request.user))
+
+    @property
+    def export_columns(self):
+        extra = tuple(
+            (column.header, lambda p, a=column.attribute: getattr(p, a, None) or "")
+            for column in part_columns()
+        )
+        return self.base_export_columns + extra
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        columns = part_columns()
+        context["part_columns"] = columns
+        for part in context["object_list"]:
+            part.extra_cells = [getattr(part, c.attribute, None) or c.empty for c in columns]
+        return context
 
 
 class PartDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):

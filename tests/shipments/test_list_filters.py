@@ -96,3 +96,21 @@ def test_parts_sort_and_export(coordinator, browser_as):
     assert page.index(dear.part_number) < page.index(cheap.part_number)
     rows = _csv(client.get("/parts/?sort=unit_value&export=csv"))
     assert rows[0][0] == "Part number" and [r[0] for r in rows[1:]] == [cheap.part_number, dear.part_number]
+
+
+def test_the_parts_list_shows_each_parts_eccn(
+    coordinator, compliance_officer, browser_as, django_assert_max_num_queries
+):
+    from apps.compliance.services.classification import part_classification_override
+    from tests.factories import PartFactory
+
+    classified, unknown = PartFactory(), PartFactory()
+    part_classification_override(
+        part=classified, eccn="5A992.c", reason="Maker's letter", actor=compliance_officer
+    )
+    client = browser_as(coordinator)
+    page = client.get("/parts/").content.decode()
+    assert "<th>ECCN</th>" in page and "5A992.c" in page and "not classified" in page
+    rows = _csv(client.get("/parts/?sort=part_number&export=csv"))
+    assert rows[0][-1] == "ECCN"
+    assert {r[0]: r[-1] for r in rows[1:]} == {classified.part_number: "5A992.c", unknown.part_number: ""}

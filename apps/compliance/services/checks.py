@@ -1173,6 +1173,22 @@ def register_hooks() -> None:
     hooks.on_enter(ShipmentStatus.COMPLIANCE_REVIEW, start_check_on_review)
     hooks.on_enter(ShipmentStatus.CANCELLED, release_drawdowns_on_cancel)
     hooks.guard(ShipmentStatus.APPROVED, approval_problems)
+    _register_part_columns()
     # Booking rests on the same answer: a classification, party or licence change since approval
     # makes a new version whose check must pass first (issue 12: a Book button after an override).
     hooks.guard(ShipmentStatus.BOOKED, approval_problems)
+
+
+def _register_part_columns() -> None:
+    """The parts list shows each part's current ECCN (issue 12: "the parts list has no ECCN column")."""
+    from django.db.models import OuterRef, Subquery
+
+    from apps.catalog.hooks import PartColumn, part_column
+
+    def annotate(queryset):
+        current = PartClassification.objects.filter(part=OuterRef("pk"), is_current=True).values("eccn")[:1]
+        return queryset.annotate(current_eccn=Subquery(current))
+
+    part_column(
+        PartColumn(header="ECCN", attribute="current_eccn", annotate=annotate, empty="not classified")
+    )
