@@ -410,6 +410,21 @@ def leg_update(*, leg: Leg, fields: dict[str, Any], lines: list[ShipmentLine] | 
     return _leg_save(shipment, leg, fields, list(leg.lines.all()) if lines is None else lines)
 
 
+@transaction.atomic
+def leg_remove(*, leg: Leg) -> None:
+    """Remove a planned leg. A leg that has departed, or has milestones, is the shipment's history:
+    it stays (change its dates instead)."""
+    shipment = Shipment.objects.select_for_update().get(pk=leg.shipment_id)
+    leg = Leg.objects.select_for_update().get(pk=leg.pk)
+    if shipment.status in workflow.TERMINAL:
+        raise ValidationError({"leg": f"{shipment.reference} is {shipment.get_status_display().lower()}."})
+    if leg.actual_departure is not None or leg.events.exists():
+        raise ValidationError(
+            {"leg": f"Leg {leg.sequence} has departed or has milestones: it is part of the record and stays."}
+        )
+    leg.delete()
+
+
 def _leg_save(shipment: Shipment, leg: Leg, fields: dict[str, Any], lines: list[ShipmentLine]) -> Leg:
     for name, value in fields.items():
         setattr(leg, name, value)

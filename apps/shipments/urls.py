@@ -21,6 +21,8 @@ urlpatterns = [
         name="package-remove",
     ),
     path("shipments/<str:reference>/legs/", views.LegAddView.as_view(), name="leg-add"),
+    path("shipments/<str:reference>/legs/<int:pk>/edit/", views.LegEditView.as_view(), name="leg-edit"),
+    path("shipments/<str:reference>/legs/<int:pk>/remove/", views.LegRemoveView.as_view(), name="leg-remove"),
     path("shipments/<str:reference>/events/", views.EventAddView.as_view(), name="event-add"),
     path("shipments/<str:reference>/freight/", views.FreightPanelView.as_view(), name="freight-panel"),
     path("sites/", views.SiteListView.as_view(), name="site-list"),

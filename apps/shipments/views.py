@@ -391,6 +391,55 @@ class PackageAddView(_ShipmentPostView):
         return f"{package} added."
 
 
+class LegEditView(CapabilityRequiredMixin, View):
+    """Change a planned leg on a page of its own (the route is checked again, as when adding)."""
+
+    capability = "shipments.edit"
+
+    def _leg(self, request, reference, pk):
+        shipment = _get_shipment(request, reference, CHANGE)
+        legs = Leg.objects.select_related("origin", "destination")
+        return shipment, get_object_or_404(legs, pk=pk, shipment=shipment)
+
+    def get(self, request, reference, pk, form=None, status=200):
+        shipment, leg = self._leg(request, reference, pk)
+        form = form or LegForm(instance=leg, user=request.user, shipment=shipment)
+        return render(
+            request,
+            "shipments/leg_form.html",
+            {"shipment": shipment, "leg": leg, "form": quick_line_choices(form)},
+            status=status,
+        )
+
+    def post(self, request, reference, pk):
+        shipment, leg = self._leg(request, reference, pk)
+        form = LegForm(request.POST, instance=leg, user=request.user, shipment=shipment)
+        if form.is_valid():
+            fields = {k: v for k, v in form.cleaned_data.items() if k != "lines"}
+            try:
+                leg = services.leg_update(leg=leg, fields=fields, lines=list(form.cleaned_data["lines"]))
+            except ValidationError as exc:
+                add_service_errors(form, exc)
+            else:
+                messages.success(request, f"{leg} saved.")
+                return HttpResponseRedirect(shipment.get_absolute_url() + "#legs")
+        return self.get(request, reference, pk, form=form, status=400)
+
+
+class LegRemoveView(CapabilityRequiredMixin, View):
+    capability = "shipments.edit"
+
+    def post(self, request, reference, pk):
+        shipment = _get_shipment(request, reference, CHANGE)
+        leg = get_object_or_404(Leg, pk=pk, shipment=shipment)
+        try:
+            services.leg_remove(leg=leg)
+            messages.success(request, f"Leg {leg.sequence} removed.")
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(shipment.get_absolute_url() + "#legs")
+
+
 class LegAddView(_ShipmentPostView):
     form_class = LegForm
     form_name = "leg_form"
