@@ -13,6 +13,7 @@ from apps.core.validators import TextValidator
 from .models import (
     EndUseFlag,
     EventCode,
+    ExchangeRate,
     FreightRate,
     Leg,
     LineSerial,
@@ -360,3 +361,12 @@ class FreightRateForm(forms.ModelForm):
             "valid_from": forms.DateInput(attrs={"type": "date"}),
             "valid_to": forms.DateInput(attrs={"type": "date"}),
         }
+
+
+class ExchangeRateForm(forms.ModelForm):
+    """A dated exchange rate for landed costs, kept in the browser like the freight rates."""
+
+    class Meta:
+        model = ExchangeRate
+        fields = ["base", "quote", "rate", "valid_on", "source"]
+        widgets = {"valid_on": forms.DateInput(attrs={"type": "date"})}

@@ -30,4 +30,6 @@ urlpatterns = [
     path("freight-rates/", views.FreightRateListView.as_view(), name="rate-list"),
     path("freight-rates/new/", views.FreightRateCreateView.as_view(), name="rate-create"),
     path("freight-rates/<int:pk>/edit/", views.FreightRateUpdateView.as_view(), name="rate-update"),
+    path("exchange-rates/new/", views.ExchangeRateCreateView.as_view(), name="fx-create"),
+    path("exchange-rates/<int:pk>/edit/", views.ExchangeRateUpdateView.as_view(), name="fx-update"),
 ]

@@ -28,6 +28,7 @@ from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import (
     EventForm,
+    ExchangeRateForm,
     FreightRateForm,
     LegForm,
     LineForm,
@@ -37,6 +38,7 @@ from .forms import (
     TransitionForm,
 )
 from .models import (
+    ExchangeRate,
     FreightRate,
     HubHandlingRate,
     Leg,
@@ -612,6 +614,27 @@ class FreightRateUpdateView(FreightRateFormMixin, UpdateView):
     pass
 
 
+class ExchangeRateFormMixin(FreightRateFormMixin):
+    model = ExchangeRate
+    form_class = ExchangeRateForm
+
+    def save_with_service(self, form):
+        rate = services.exchange_rate_save(rate=form.instance, fields=form.cleaned_data)
+        messages.success(self.request, f"Exchange rate {rate} saved.")
+        return rate
+
+    def get_success_url(self):
+        return reverse("shipments:rate-list") + "#exchange-rates"
+
+
+class ExchangeRateCreateView(ExchangeRateFormMixin, CreateView):
+    pass
+
+
+class ExchangeRateUpdateView(ExchangeRateFormMixin, UpdateView):
+    pass
+
+
 class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
     capability = "freight.rates.view"
     template_name = "shipments/rate_list.html"
@@ -628,4 +651,6 @@ class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateVi
             "site__name", "-valid_from"
         )
         context["can_edit_rates"] = self.request.user.can("freight.edit")
+        # The dated exchange rates landed costs convert with (the latest 50).
+        context["exchange_rates"] = ExchangeRate.objects.order_by("-valid_on", "base", "quote")[:50]
         return context

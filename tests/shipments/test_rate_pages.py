@@ -55,3 +55,29 @@ def test_only_those_who_may_edit_rates_get_the_form(compliance_officer, supplier
     client.logout()
     assert browser_as(supplier_user).post("/freight-rates/new/", RATE).status_code == 403
     assert not FreightRate.objects.exists()
+
+
+def test_a_coordinator_adds_and_edits_an_exchange_rate(coordinator, browser_as):
+    from apps.shipments.models import ExchangeRate
+
+    client = browser_as(coordinator)
+    fx = {
+        "base": "EUR",
+        "quote": "USD",
+        "rate": "1.0850",
+        "valid_on": "2026-12-01",
+        "source": "ECB reference",
+    }
+    assert client.post("/exchange-rates/new/", fx).status_code == 302
+    rate = ExchangeRate.objects.get()
+    page = client.get("/freight-rates/").content.decode()
+    assert "1 EUR in USD" in page and f"/exchange-rates/{rate.pk}/edit/" in page
+    assert client.post(f"/exchange-rates/{rate.pk}/edit/", fx | {"rate": "1.0900"}).status_code == 302
+    rate.refresh_from_db()
+    assert str(rate.rate.normalize()) == "1.09"
+    # A pair of one currency is refused on the form; nothing is saved.
+    assert (
+        client.post("/exchange-rates/new/", fx | {"quote": "EUR", "valid_on": "2026-12-02"}).status_code
+        == 200
+    )
+    assert ExchangeRate.objects.count() == 1
