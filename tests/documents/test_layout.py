@@ -3,13 +3,15 @@ part numbers, 4-digit line numbers and long names, is laid out without a text bo
 its cell, without a key-value table split across pages, and without a page holding only the
 signature block. The checks read WeasyPrint's layout tree; no database is needed.
 
-The 1,000-line documents take seconds each, so each is rendered once per test session."""
+The 1,000-line documents take seconds each, so each is rendered once per test session, and they
+are rendered and checked in forked processes, one per core (tests/documents/forked.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
+from functools import partial
 
 import pytest
 import weasyprint
@@ -19,6 +21,7 @@ from weasyprint.formatting_structure import boxes
 from apps.documents import renderer
 from apps.documents.context import DocLine, DocPackage, DocumentContext, PartyBlock
 from apps.documents.models import PREFIXES, DocumentType
+from tests.documents.forked import forked_map
 
 TOLERANCE = 0.5 * 4 / 3  # 0.5 pt, in CSS px (WeasyPrint lays out in px)
 
@@ -329,30 +332,57 @@ def layout_problems(document: weasyprint.Document) -> list[str]:
 DOC_TYPES = DocumentType.values
 
 
-@pytest.mark.parametrize("doc_type", DOC_TYPES)
-def test_small_document_fits_its_cells(doc_type):
-    document = render(make_context(doc_type))
-    assert layout_problems(document) == []
+def _small_layout_problems(doc_type: str) -> list[str]:
+    return layout_problems(render(make_context(doc_type)))
 
 
 @pytest.fixture(scope="module")
-def large_documents():
-    """Each type rendered once for a 1,000-line shipment (seconds each), shared by the tests below."""
-    rendered: dict[str, weasyprint.Document] = {}
+def small_layout_problems() -> dict[str, list[str]]:
+    """Every type rendered for a small shipment and checked, in parallel (one process per core)."""
+    return dict(zip(DOC_TYPES, forked_map(_small_layout_problems, DOC_TYPES), strict=True))
 
-    def get(doc_type: str) -> weasyprint.Document:
-        if doc_type not in rendered:
-            rendered[doc_type] = render(make_context(doc_type, lines=1000, long=True))
-        return rendered[doc_type]
 
-    return get
+@pytest.mark.parametrize("doc_type", DOC_TYPES)
+def test_small_document_fits_its_cells(doc_type, small_layout_problems):
+    assert small_layout_problems[doc_type] == []  # layout_problems(render(make_context(doc_type)))
+
+
+@dataclass(frozen=True)
+class LaidOut:
+    """What the checks read of a rendered document, in the process that rendered it."""
+
+    pages: int  # len(document.pages): as many as renderer.render_one_piece() gives for its HTML
+    problems: list[str]  # layout_problems(document)[:10]
+
+
+_LARGE: dict[str, LaidOut] = {}  # doc_type → its 1,000-line document, laid out once per session
+
+
+def _lay_out_large(doc_type: str) -> LaidOut:
+    document = render(make_context(doc_type, lines=1000, long=True))
+    return LaidOut(pages=len(document.pages), problems=layout_problems(document)[:10])
+
+
+def large_layouts(*doc_types: str) -> dict[str, LaidOut]:
+    """Each of `doc_types` rendered once per session for a 1,000-line shipment with long values
+    (seconds each; those not yet rendered in parallel, one process per core) and checked:
+    shared with test_parallel_render.py (the one-piece page count of the invoice)."""
+    missing = [doc_type for doc_type in dict.fromkeys(doc_types) if doc_type not in _LARGE]
+    _LARGE.update(zip(missing, forked_map(_lay_out_large, missing), strict=True))
+    return {doc_type: _LARGE[doc_type] for doc_type in doc_types}
+
+
+@pytest.fixture(scope="module")
+def large_documents() -> dict[str, LaidOut]:
+    """Every type rendered once for a 1,000-line shipment, shared by the tests below."""
+    return large_layouts(*DOC_TYPES)
 
 
 @pytest.mark.parametrize("doc_type", DOC_TYPES)
 def test_1000_line_document_fits_its_cells(doc_type, large_documents):
-    document = large_documents(doc_type)
-    assert len(document.pages) > 1
-    assert layout_problems(document)[:10] == []
+    document = large_documents[doc_type]
+    assert document.pages > 1
+    assert document.problems == []  # layout_problems(document)[:10]
 
 
 def _signature_page_has_company(doc_type: str, notes: int) -> list[str]:
@@ -369,8 +399,9 @@ def test_the_signature_never_stands_alone_on_a_page(doc_type):
     """Notes (one line each) move the signature block down four lines at a time, across a page end:
     wherever the page ends, the signature keeps company."""
     problems = []
-    for notes in range(0, 40, 4):  # without break-before: avoid, some of these fail for each type
-        problems += _signature_page_has_company(doc_type, notes)
+    # Without break-before: avoid, some of these fail for each type. Rendered in parallel.
+    for found in forked_map(partial(_signature_page_has_company, doc_type), range(0, 40, 4)):
+        problems += found
     assert problems == []
 
 

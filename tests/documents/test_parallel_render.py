@@ -4,7 +4,9 @@ in order, totals and signature once at the end, every page has the running heade
 "Page i of N", and each piece passes the layout checks of test_layout.py. If a piece fails, the
 document is rendered in one piece and no process is left behind; small documents never fork.
 
-The 1,000-line documents take seconds each: each is rendered once (both ways) for the module."""
+The large documents take seconds each: each is rendered once (in pieces) for the module, the
+1,000-line invoice in one piece once per session (test_layout.py's, laid out there), and their
+pages are read in parallel, one process per core (tests/documents/forked.py)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,15 @@ import logging
 import os
 import re
 import time
+from functools import partial
 
 import pytest
 import tinyhtml5
 from pypdf import PdfReader
 
 from apps.documents import renderer
-from tests.documents.test_layout import _part_number, layout_problems, make_context
+from tests.documents.forked import cores, forked_map
+from tests.documents.test_layout import _part_number, large_layouts, layout_problems, make_context
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="parallel rendering needs os.fork")
 
@@ -34,33 +38,46 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def _extract_texts(reader: PdfReader, numbers: range) -> list[str]:
+    return [reader.pages[n].extract_text() for n in numbers]
+
+
 class Rendered:
-    def __init__(self, doc_type: str, pieces: int = 2, one_piece: bool = True, **options):
+    def __init__(self, doc_type: str, pieces: int = 2, one_piece_pages: int | None = None, **options):
         self.context = make_context(doc_type, **options)
         html = renderer.render_html(self.context)
         self.parallel = renderer.render_parallel(html, pieces, inspect=_inspect)
         assert self.parallel is not None
-        self.one_piece_pages = renderer.render_one_piece(html)[1] if one_piece else None
+        self.one_piece_pages = one_piece_pages  # the page count of `html` rendered in one piece
         self.reader = PdfReader(io.BytesIO(self.parallel.pdf))
-        self.texts = [page.extract_text() for page in self.reader.pages]
+        # Every page's text, in order: a run of pages per core, read in parallel.
+        count, runs = len(self.reader.pages), cores()
+        numbers = [range(count * k // runs, count * (k + 1) // runs) for k in range(runs)]
+        runs_texts = forked_map(partial(_extract_texts, self.reader), numbers)
+        self.texts = [text for run in runs_texts for text in run]
+        assert len(self.texts) == count
         self.flat = _flat("\n".join(self.texts))
 
 
 @pytest.fixture(scope="module")
 def invoice() -> Rendered:
-    return Rendered("commercial_invoice", lines=1000, long=True)
+    # test_layout.py renders this same invoice (make_context's, from the same HTML, base URL and
+    # fetcher as renderer.render_one_piece) in one piece, once per session: its page count.
+    one_piece = large_layouts("commercial_invoice")["commercial_invoice"]
+    return Rendered("commercial_invoice", one_piece_pages=one_piece.pages, lines=1000, long=True)
 
 
 @pytest.fixture(scope="module")
 def packing_list() -> Rendered:
-    """250 packages of 16 serial numbers each: the package table and Annex A."""
-    return Rendered("packing_list", one_piece=False, lines=1000, long=True)
+    """100 packages of 16 serial numbers each: the package table and Annex A, cut where the
+    1,000-line list's 250 packages are (about 2/3 into the package table)."""
+    return Rendered("packing_list", lines=400, long=True)
 
 
 @pytest.fixture(scope="module")
 def three_pieces() -> Rendered:
     """A middle piece holds neither the start nor the end of the document."""
-    return Rendered("commercial_invoice", pieces=3, one_piece=False, lines=90)
+    return Rendered("commercial_invoice", pieces=3, lines=90)
 
 
 def assert_in_order_once(flat: str, values: list[str]) -> None:
@@ -221,7 +238,7 @@ def test_a_failing_piece_falls_back_to_one_piece(settings, monkeypatch, forked, 
 
     monkeypatch.setattr(renderer, "_render_piece", render_piece)
     monkeypatch.setattr(renderer, "idle_cores", lambda: 1)  # however busy the machine is now
-    context = make_context("commercial_invoice", lines=120)
+    context = make_context("commercial_invoice", lines=60)
     with caplog.at_level(logging.WARNING, logger="apps.documents.renderer"):
         pdf, pages = renderer.render_pdf(context)
     assert "in one piece" in caplog.text and "the child broke" in caplog.text
@@ -240,7 +257,7 @@ def test_a_busy_machine_renders_in_one_piece(settings, monkeypatch):
         raise AssertionError("no idle core: must not fork")
 
     monkeypatch.setattr(os, "fork", no_fork)
-    pdf, pages = renderer.render_pdf(make_context("commercial_invoice", lines=120))
+    pdf, pages = renderer.render_pdf(make_context("commercial_invoice", lines=60))
     assert len(PdfReader(io.BytesIO(pdf)).pages) == pages
 
 
