@@ -48,7 +48,7 @@ from apps.accounts.models import ApiToken, Connection, Organisation
 from apps.catalog.models import Manufacturer, Part
 from apps.compliance.models import HoldReason, Licence, PartyBlock, ScreeningHit, ScreeningList
 from apps.documents.models import Document
-from apps.shipments.models import ExchangeRate, FreightRate, Shipment, ShipmentLine, Site
+from apps.shipments.models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
 
 from .world import MARK, PUBLIC_KWARGS, World, build_world, kwarg_value, view_model
 
@@ -69,6 +69,11 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "documents:issue": Document,
     "documents:void": Document,
     "shipments:line-remove": ShipmentLine,
+    "shipments:package-remove": Package,
+    "shipments:leg-edit": Leg,
+    "shipments:leg-remove": Leg,
+    "compliance:licence-edit": Licence,
+    "compliance:licence-expire": Licence,
 }
 
 # Objects no organisation owns: every user reads the same ones, so there is nothing to isolate.
@@ -202,9 +207,11 @@ def _body(response) -> str:
 
 def _without_echo(text: str, sent: list[str]) -> str:
     """The page or answer minus what B itself sent (a form echoing the search, a link to the
-    next page, a 404 page naming the path): that is not A's data."""
+    next page, a sort or export link keeping the filter, a 404 page naming the path): that is not
+    A's data."""
     for value in sorted(set(sent), key=len, reverse=True):
-        for form in (f'value="{html.escape(value)}"', quote_plus(value), quote(value), value):
+        echoes = (f'value="{html.escape(value)}"', f"={quote_plus(value)}", quote_plus(value), quote(value))
+        for form in (*echoes, value):
             if form == value and not value.startswith("/"):
                 continue  # a bare search term may be A's data itself: only drop it as a path
             text = text.replace(form, "")
