@@ -132,3 +132,16 @@ def browser_as(client):
         return client
 
     return login
+
+
+# Tests that start real worker processes on the shared broker (Redis, or make run's file queue)
+# run one after another in the same pytest-xdist process: two at once could take each other's
+# tasks. `make test` runs `-n 2 --dist loadgroup`; everything else is spread over both processes.
+WORKER_TESTS = ("tests/integration/", "tests/core/test_background_work.py", "tests/core/test_make_run.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = str(item.path).replace(os.sep, "/")
+        if any(part in path for part in WORKER_TESTS):
+            item.add_marker(pytest.mark.xdist_group("workers"))

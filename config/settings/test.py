@@ -25,3 +25,12 @@ REST_FRAMEWORK = {
 import tempfile  # noqa: E402
 
 MEDIA_ROOT = tempfile.mkdtemp(prefix="rackpass-test-media-")
+
+# `make test` runs the suite in two processes (pytest-xdist): each keeps its own cache keys when
+# the cache is a shared Redis, so one process clearing or filling the cache never meets the other's.
+import os  # noqa: E402
+
+from .base import CACHES  # noqa: E402
+
+if "KEY_PREFIX" not in CACHES["default"]:
+    CACHES["default"]["KEY_PREFIX"] = f"test-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
