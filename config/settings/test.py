@@ -26,11 +26,15 @@ import tempfile  # noqa: E402
 
 MEDIA_ROOT = tempfile.mkdtemp(prefix="rackpass-test-media-")
 
-# `make test` runs the suite in two processes (pytest-xdist): each keeps its own cache keys when
-# the cache is a shared Redis, so one process clearing or filling the cache never meets the other's.
+# `make test` runs the suite in two processes (pytest-xdist). On Redis each process keeps its cache
+# in a database of its own (1, 2, …; the broker stays on the URL's own): a test that clears the
+# cache (FLUSHDB) never empties the other process's cache, nor the queue of a worker test.
 import os  # noqa: E402
+import re  # noqa: E402
 
-from .base import CACHES  # noqa: E402
+from .base import CACHES, REDIS_URL  # noqa: E402
 
-if "KEY_PREFIX" not in CACHES["default"]:
-    CACHES["default"]["KEY_PREFIX"] = f"test-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+if REDIS_URL:
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    _db = 1 + int(re.sub(r"\D", "", _worker) or 0)
+    CACHES["default"]["LOCATION"] = re.sub(r"(/\d*)?$", f"/{_db}", REDIS_URL.rstrip("/"), count=1)
