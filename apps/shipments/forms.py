@@ -339,24 +339,7 @@ class FreightRateForm(forms.ModelForm):
 
     class Meta:
         model = FreightRate
-        fields = [
-            "origin_country",
-            "destination_country",
-            "mode",
-            "service",
-            "carrier",
-            "currency",
-            "price_per_kg",
-            "price_20gp",
-            "price_40gp",
-            "price_40hc",
-            "price_per_cbm",
-            "price_per_tonne",
-            "minimum_charge",
-            "transit_days",
-            "valid_from",
-            "valid_to",
-        ]
+        fields = FreightRate.EDITABLE_FIELDS
         widgets = {
             "valid_from": forms.DateInput(attrs={"type": "date"}),
             "valid_to": forms.DateInput(attrs={"type": "date"}),

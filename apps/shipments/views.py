@@ -342,34 +342,53 @@ class LineAddView(_ShipmentPostView):
         return f"Line {line.line_number} added: {line.quantity} × {line.part}."
 
 
-class LineRemoveView(CapabilityRequiredMixin, View):
+class _RemoveView(CapabilityRequiredMixin, View):
+    """Remove one of a shipment's lines, packages or legs (the page asked first), through its
+    service; a refusal is shown as it is said."""
+
     capability = "shipments.edit"
+    queryset = None
+    anchor = ""
+
+    def remove(self, obj) -> str:
+        raise NotImplementedError
 
     def post(self, request, reference, pk):
         shipment = _get_shipment(request, reference, CHANGE)
-        line = get_object_or_404(ShipmentLine, pk=pk, shipment=shipment)
+        obj = get_object_or_404(self.queryset, pk=pk, shipment=shipment)
         try:
-            services.line_remove(line=line)
-            messages.success(request, f"Line {line.line_number} removed.")
+            messages.success(request, self.remove(obj))
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(shipment.get_absolute_url())
+        return HttpResponseRedirect(shipment.get_absolute_url() + self.anchor)
 
 
-class PackageRemoveView(CapabilityRequiredMixin, View):
-    """Unpack one package (asked first on the page): its units and serials go back to unpacked."""
+class LineRemoveView(_RemoveView):
+    queryset = ShipmentLine.objects.all()
 
-    capability = "shipments.edit"
+    def remove(self, line) -> str:
+        services.line_remove(line=line)
+        return f"Line {line.line_number} removed."
 
-    def post(self, request, reference, pk):
-        shipment = _get_shipment(request, reference, CHANGE)
-        package = get_object_or_404(Package.objects.select_related("shipment"), pk=pk, shipment=shipment)
-        try:
-            services.package_remove(package=package)
-            messages.success(request, f"Package {package.number} removed; its units are unpacked.")
-        except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(shipment.get_absolute_url() + "#packages")
+
+class PackageRemoveView(_RemoveView):
+    """Unpack one package: its units and serials go back to unpacked."""
+
+    queryset = Package.objects.select_related("shipment")
+    anchor = "#packages"
+
+    def remove(self, package) -> str:
+        services.package_remove(package=package)
+        return f"Package {package.number} removed; its units are unpacked."
+
+
+class LegRemoveView(_RemoveView):
+    queryset = Leg.objects.all()
+    anchor = "#legs"
+
+    def remove(self, leg) -> str:
+        services.leg_remove(leg=leg)
+        return f"Leg {leg.sequence} removed."
 
 
 class PackageAddView(_ShipmentPostView):
@@ -426,20 +445,6 @@ class LegEditView(CapabilityRequiredMixin, View):
                 messages.success(request, f"{leg} saved.")
                 return HttpResponseRedirect(shipment.get_absolute_url() + "#legs")
         return self.get(request, reference, pk, form=form, status=400)
-
-
-class LegRemoveView(CapabilityRequiredMixin, View):
-    capability = "shipments.edit"
-
-    def post(self, request, reference, pk):
-        shipment = _get_shipment(request, reference, CHANGE)
-        leg = get_object_or_404(Leg, pk=pk, shipment=shipment)
-        try:
-            services.leg_remove(leg=leg)
-            messages.success(request, f"Leg {leg.sequence} removed.")
-        except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
-        return HttpResponseRedirect(shipment.get_absolute_url() + "#legs")
 
 
 class LegAddView(_ShipmentPostView):

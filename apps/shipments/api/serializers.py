@@ -403,25 +403,7 @@ class TransitionSerializer(serializers.Serializer):
 class FreightRateSerializer(serializers.ModelSerializer):
     class Meta:
         model = FreightRate
-        fields = [
-            "id",
-            "origin_country",
-            "destination_country",
-            "mode",
-            "service",
-            "carrier",
-            "currency",
-            "price_per_kg",
-            "price_20gp",
-            "price_40gp",
-            "price_40hc",
-            "price_per_cbm",
-            "price_per_tonne",
-            "minimum_charge",
-            "transit_days",
-            "valid_from",
-            "valid_to",
-        ]
+        fields = ["id", *FreightRate.EDITABLE_FIELDS]
 
 
 class ExchangeRateSerializer(serializers.ModelSerializer):

@@ -44,6 +44,26 @@ class FreightRate(AuditedModel, TimeStampedModel):
     valid_from = models.DateField(validators=[validate_business_date])
     valid_to = models.DateField(validators=[validate_business_date])
 
+    # What a coordinator keeps, in the API and in the browser alike.
+    EDITABLE_FIELDS = [
+        "origin_country",
+        "destination_country",
+        "mode",
+        "service",
+        "carrier",
+        "currency",
+        "price_per_kg",
+        "price_20gp",
+        "price_40gp",
+        "price_40hc",
+        "price_per_cbm",
+        "price_per_tonne",
+        "minimum_charge",
+        "transit_days",
+        "valid_from",
+        "valid_to",
+    ]
+
     class Meta:
         ordering = ["origin_country", "destination_country", "mode", "valid_from"]
         indexes = [models.Index(fields=["origin_country", "destination_country", "mode"])]
