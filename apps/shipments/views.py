@@ -204,6 +204,12 @@ def _get_shipment(request, reference: str, action: str = VIEW) -> Shipment:
     )
 
 
+def _reopened(request) -> str:
+    """The form to show open again after a save (?open=package_form), if it is one of the page's."""
+    name = request.GET.get("open", "")
+    return name if name in ("line_form", "package_form", "leg_form", "event_form") else ""
+
+
 def _task_of(request, shipment: Shipment) -> str:
     task_id = request.GET.get("task", "")
     if task_id and TaskRecord.objects.filter(task_id=task_id, object_repr=shipment.reference).exists():
@@ -257,7 +263,7 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         ),
         "event_form": forms_override.get("event_form") or EventForm(shipment=shipment),
         "transition_errors": forms_override.get("transition_errors"),
-        "open_form": forms_override.get("open_form", ""),
+        "open_form": forms_override.get("open_form", "") or _reopened(request),
     }
     return render(request, "shipments/shipment_detail.html", context, status=status)
 
@@ -294,9 +300,15 @@ def _eta_source(shipment: Shipment, legs: list[Leg], events: list) -> str:
 
 
 class _ShipmentPostView(CapabilityRequiredMixin, View):
+    """A form of the shipment page. Saved, the page comes back at the form's section (and, where
+    one adds several in a row, with the form open again); refused, the first field in error has
+    the focus, so the browser shows it rather than the top of the page (issue 12)."""
+
     capability = "shipments.edit"
     form_class = None
     form_name = ""
+    section = ""  # the page's section id the form belongs to
+    keep_open = False  # packages: open the form again for the next one
 
     def post(self, request, reference):
         self.shipment = _get_shipment(request, reference, CHANGE)
@@ -308,7 +320,12 @@ class _ShipmentPostView(CapabilityRequiredMixin, View):
                 add_service_errors(form, exc)
             else:
                 messages.success(request, message)
-                return HttpResponseRedirect(self.shipment.get_absolute_url())
+                again = f"?open={self.form_name}" if self.keep_open else ""
+                section = f"#{self.section}" if self.section else ""
+                return HttpResponseRedirect(f"{self.shipment.get_absolute_url()}{again}{section}")
+        first = next((name for name in form.errors if name in form.fields), None)
+        if first:
+            form.fields[first].widget.attrs["autofocus"] = True
         return render_shipment(
             request, reference, status=400, open_form=self.form_name, **{self.form_name: form}
         )
@@ -320,6 +337,7 @@ class _ShipmentPostView(CapabilityRequiredMixin, View):
 class LineAddView(_ShipmentPostView):
     form_class = LineForm
     form_name = "line_form"
+    section = "lines"
 
     def form_kwargs(self):
         return {"user": self.request.user}
@@ -394,6 +412,8 @@ class LegRemoveView(_RemoveView):
 class PackageAddView(_ShipmentPostView):
     form_class = PackageForm
     form_name = "package_form"
+    section = "packages"
+    keep_open = True
 
     def form_kwargs(self):
         return {"shipment": self.shipment}
@@ -450,6 +470,7 @@ class LegEditView(CapabilityRequiredMixin, View):
 class LegAddView(_ShipmentPostView):
     form_class = LegForm
     form_name = "leg_form"
+    section = "legs"
 
     def form_kwargs(self):
         return {"user": self.request.user, "shipment": self.shipment}
@@ -466,6 +487,7 @@ class EventAddView(_ShipmentPostView):
     capability = "shipments.track"
     form_class = EventForm
     form_name = "event_form"
+    section = "timeline"
 
     def form_kwargs(self):
         return {"shipment": self.shipment}
