@@ -163,7 +163,10 @@ class PackageForm(forms.ModelForm):
             .values_list("line_id")
             .annotate(n=Sum("quantity"))
         )
-        lines = shipment.lines.select_related("part").order_by("line_number")
+        # Plain values, not line and part instances: a consolidation has thousands of lines.
+        lines = shipment.lines.order_by("line_number").values_list(
+            "pk", "line_number", "quantity", "part__part_number"
+        )
         serials: dict[int, list[str]] = {}
         for line_id, serial in (
             LineSerial.objects.filter(line__shipment=shipment, package__isnull=True)
@@ -172,29 +175,29 @@ class PackageForm(forms.ModelForm):
         ):
             serials.setdefault(line_id, []).append(serial)
         listed = 0
-        for line in lines:
-            left = line.quantity - packed.get(line.pk, 0)
+        for pk, number, quantity, part_number in lines:
+            left = quantity - packed.get(pk, 0)
             if left <= 0:
                 continue
-            self.remaining[line.line_number] = left
-            self.unpacked[line.line_number] = serials.get(line.pk, [])
+            self.remaining[number] = left
+            self.unpacked[number] = serials.get(pk, [])
             if listed >= PICKED_LINES:
                 continue
             listed += 1
-            self.fields[f"qty_{line.line_number}"] = forms.IntegerField(
+            self.fields[f"qty_{number}"] = forms.IntegerField(
                 required=False,
                 min_value=0,
                 max_value=left,
-                label=f"Line {line.line_number}: {line.part.part_number}",
-                help_text=f"{left} of {line.quantity} left to pack.",
+                label=f"Line {number}: {part_number}",
+                help_text=f"{left} of {quantity} left to pack.",
                 widget=forms.NumberInput(attrs={"min": 0, "max": left}),
             )
-            if serials.get(line.pk):
-                self.fields[f"serials_{line.line_number}"] = forms.MultipleChoiceField(
+            if serials.get(pk):
+                self.fields[f"serials_{number}"] = forms.MultipleChoiceField(
                     required=False,
-                    choices=[(s, s) for s in serials[line.pk]],
+                    choices=[(s, s) for s in serials[pk]],
                     widget=forms.CheckboxSelectMultiple,
-                    label=f"Serials of line {line.line_number}",
+                    label=f"Serials of line {number}",
                 )
         self.order_fields(["pack_remaining", *[n for n in self.fields if n.startswith(("qty_", "serials_"))]])
 
