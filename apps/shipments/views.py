@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -360,22 +363,35 @@ class LineAddView(_ShipmentPostView):
         return f"Line {line.line_number} added: {line.quantity} × {line.part}."
 
 
+def _remove_line(line: ShipmentLine) -> str:
+    services.line_remove(line=line)
+    return f"Line {line.line_number} removed."
+
+
+def _remove_package(package: Package) -> str:
+    services.package_remove(package=package)
+    return f"Package {package.number} removed; its units are unpacked."
+
+
+def _remove_leg(leg: Leg) -> str:
+    services.leg_remove(leg=leg)
+    return f"Leg {leg.sequence} removed."
+
+
 class _RemoveView(CapabilityRequiredMixin, View):
-    """Remove one of a shipment's lines, packages or legs (the page asked first), through its
-    service; a refusal is shown as it is said."""
+    """Remove one of a shipment's lines, packages or legs (the page asked first) with `removal`,
+    which calls the kind's service and says what was done; a refusal is shown as it is said."""
 
     capability = "shipments.edit"
-    queryset = None
+    queryset: QuerySet
+    removal: Callable[[Any], str]
     anchor = ""
-
-    def remove(self, obj) -> str:
-        raise NotImplementedError
 
     def post(self, request, reference, pk):
         shipment = _get_shipment(request, reference, CHANGE)
         obj = get_object_or_404(self.queryset, pk=pk, shipment=shipment)
         try:
-            messages.success(request, self.remove(obj))
+            messages.success(request, type(self).removal(obj))
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
         return HttpResponseRedirect(shipment.get_absolute_url() + self.anchor)
@@ -383,30 +399,21 @@ class _RemoveView(CapabilityRequiredMixin, View):
 
 class LineRemoveView(_RemoveView):
     queryset = ShipmentLine.objects.all()
-
-    def remove(self, line) -> str:
-        services.line_remove(line=line)
-        return f"Line {line.line_number} removed."
+    removal = _remove_line
 
 
 class PackageRemoveView(_RemoveView):
     """Unpack one package: its units and serials go back to unpacked."""
 
     queryset = Package.objects.select_related("shipment")
+    removal = _remove_package
     anchor = "#packages"
-
-    def remove(self, package) -> str:
-        services.package_remove(package=package)
-        return f"Package {package.number} removed; its units are unpacked."
 
 
 class LegRemoveView(_RemoveView):
     queryset = Leg.objects.all()
+    removal = _remove_leg
     anchor = "#legs"
-
-    def remove(self, leg) -> str:
-        services.leg_remove(leg=leg)
-        return f"Leg {leg.sequence} removed."
 
 
 class PackageAddView(_ShipmentPostView):
