@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularSwaggerView
 
 from apps.accounts.views import DashboardView
 from apps.core.api_docs import CachedSchemaView
+from apps.core.pickers import pick
 from apps.core.views_health import health
 
 admin.site.site_header = "Rackpass administration"
@@ -25,6 +26,8 @@ urlpatterns = [
     path("api/schema/", CachedSchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz/", health, name="health"),
+    # Search-as-you-type answers for the object pickers of the forms (apps/core/pickers.py).
+    path("pick/<slug:kind>/", pick, name="pick"),
 ]
 
 # JSON under /api/, the usual pages elsewhere (apps/core/errors.py).

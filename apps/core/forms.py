@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from .pickers import use_search_pickers
 from .scoping import VIEW
 
 
@@ -21,13 +22,15 @@ def scope_form_choices(form: forms.BaseForm, user) -> None:
 
 class ScopedChoicesFormMixin:
     """A form that takes `user=`: each model-choice field offers, and accepts, only objects the
-    user may see. A form that chooses otherwise (e.g. parties: `nameable_by`) sets that field's
-    queryset after this mixin ran."""
+    user may see, in a search-as-you-type picker (apps.core.pickers). A form that chooses
+    otherwise (e.g. parties: `nameable_by`) sets that field's queryset, and its picker's kind,
+    after this mixin ran."""
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
         scope_form_choices(self, user)
+        use_search_pickers(self)
 
 
 class BoundedJSONField(forms.JSONField):

@@ -5,9 +5,11 @@ from django.db.models import Q, Sum
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part
+from apps.catalog.pickers import part_label
 from apps.core.fields import CountryField
 from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.hscodes import normalise_hs_code
+from apps.core.pickers import SearchSelect, use_search_pickers
 from apps.core.validators import TextValidator
 
 from .models import (
@@ -58,7 +60,11 @@ class ShipmentForm(ScopedChoicesFormMixin, forms.ModelForm):
         ).order_by("legal_name")
         for role in PartyRole:
             self.fields[f"party_{role.value}"] = forms.ModelChoiceField(
-                queryset=organisations, required=False, label=role.label, initial=current.get(role.value)
+                queryset=organisations,
+                required=False,
+                label=role.label,
+                initial=current.get(role.value),
+                widget=SearchSelect(kind="organisation-nameable"),
             )
 
     def party_fields(self):
@@ -77,7 +83,9 @@ class LineForm(ScopedChoicesFormMixin, forms.Form):
     unit_value = forms.DecimalField(
         min_value=0, decimal_places=2, required=False, help_text="Leave empty to use the catalogue value."
     )
-    hs_code = forms.CharField(required=False, max_length=14, help_text="Leave empty to copy the part's.")
+    hs_code = forms.CharField(
+        label="HS code", required=False, max_length=14, help_text="Leave empty to copy the part's."
+    )
     country_of_origin = CountryField(blank=True).formfield(
         required=False, help_text="Where the goods were made; leave empty to copy the part's."
     )
@@ -105,14 +113,13 @@ class LineForm(ScopedChoicesFormMixin, forms.Form):
         nameable = Organisation.objects.nameable_by(user) if user is not None else Organisation.objects.none()
         for name in ("shipper", "exporter_of_record"):
             self.fields[name].queryset = nameable.order_by("legal_name")
+            self.fields[name].widget.kind = "organisation-nameable"
         self.fields["part"].queryset = (
             self.fields["part"]
             .queryset.select_related("manufacturer")
             .order_by("manufacturer__name", "part_number")
         )
-        self.fields["part"].label_from_instance = lambda p: (
-            f"{p.manufacturer.name} {p.part_number} — {p.name}"
-        )
+        self.fields["part"].label_from_instance = part_label  # as its picker answers
 
     def clean_hs_code(self):
         return normalise_hs_code(self.cleaned_data["hs_code"])
@@ -296,11 +303,12 @@ class EventForm(forms.Form):
 
     def __init__(self, *args, shipment: Shipment | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        # The legs of this shipment only.
+        # The legs of this shipment only (a few: searched in the page).
         if shipment is not None:
             self.fields["leg"].queryset = shipment.legs.select_related("origin", "destination").order_by(
                 "sequence"
             )
+        use_search_pickers(self)
 
 
 class TransitionForm(forms.Form):

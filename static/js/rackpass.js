@@ -63,6 +63,47 @@
     document.querySelectorAll(".table-scroll").forEach(markScrollable);
   }
 
+  // Object pickers (apps/core/pickers.py): a select searched as the user types, in the page for a
+  // short list, on the server (data-picker-url) for a long one. Without the script it stays a select.
+  function setupPickers(root) {
+    if (!window.TomSelect) return;
+    var selects = root.querySelectorAll ? root.querySelectorAll("select[data-picker]") : [];
+    selects.forEach(function (select) {
+      if (select.tomselect) return;
+      var options = {
+        allowEmptyOption: !select.required,
+        maxOptions: 200,
+        placeholder: "Type to search…",
+        closeAfterSelect: true,
+        render: {
+          no_results: function () {
+            return '<div class="no-results">Nothing matches what you typed.</div>';
+          },
+        },
+      };
+      var url = select.getAttribute("data-picker-url");
+      if (url) {
+        options.valueField = "value";
+        options.labelField = "text";
+        options.searchField = [];  // the server has searched already
+        options.shouldLoad = function (query) { return query.length > 0; };
+        options.load = function (query, callback) {
+          fetch(url + "?q=" + encodeURIComponent(query), {
+            credentials: "same-origin",
+            headers: { Accept: "application/json" },
+          })
+            .then(function (response) { return response.ok ? response.json() : { results: [] }; })
+            .then(function (data) { callback(data.results); })
+            .catch(function () { callback(); });
+        };
+      }
+      new window.TomSelect(select, options);
+      // Tom Select points the <label> at its search box: the select it hides (and still posts)
+      // leaves the accessibility tree, so a screen reader meets one "Part" box, not two.
+      select.setAttribute("aria-hidden", "true");
+    });
+  }
+
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
@@ -74,9 +115,11 @@
   document.addEventListener("DOMContentLoaded", function () {
     setupMenu();
     wrapTables(document);
+    setupPickers(document);
   });
   // Content htmx swaps in (search results, the freight panel, the task box) gets the same treatment.
   document.addEventListener("htmx:load", function (event) {
     wrapTables(event.target);
+    setupPickers(event.target);
   });
 })();
