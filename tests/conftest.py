@@ -137,7 +137,12 @@ def browser_as(client):
 # Tests that start real worker processes on the shared broker (Redis, or make run's file queue)
 # run one after another in the same pytest-xdist process: two at once could take each other's
 # tasks. `make test` runs `-n 2 --dist loadgroup`; everything else is spread over both processes.
-WORKER_TESTS = ("tests/integration/", "tests/core/test_background_work.py", "tests/core/test_make_run.py")
+WORKER_TESTS = (
+    "tests/integration/",
+    "tests/core/test_background_work.py",
+    "tests/core/test_make_run.py",
+    "tests/browser/test_make_run_progress.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):

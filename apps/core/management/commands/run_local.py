@@ -1,6 +1,6 @@
 """`make run`: the web server and a Celery worker side by side, stopped together.
 
-    python manage.py run_local [addrport] [--no-beat]
+    python manage.py run_local [addrport] [--no-beat] [--noreload]
 
 Both run as child processes; their output is interleaved, each line prefixed `web |` or
 `worker |`. Ctrl-C (SIGINT) or SIGTERM stops both, and when one of them exits the other is stopped
@@ -47,8 +47,9 @@ def worker_command(*, concurrency: int = WORKER_CONCURRENCY, beat: bool = True) 
     return command
 
 
-def web_command(addrport: str) -> list[str]:
-    return [sys.executable, str(settings.BASE_DIR / "manage.py"), "runserver", addrport]
+def web_command(addrport: str, *, reload: bool = True) -> list[str]:
+    command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "runserver", addrport]
+    return command if reload else [*command, "--noreload"]
 
 
 class Child:
@@ -92,9 +93,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--no-beat", action="store_true", help="Do not run the periodic outbox sweep.")
+        parser.add_argument(
+            "--noreload",
+            action="store_true",
+            help="Do not restart the web server when a source file changes (runserver --noreload).",
+        )
 
-    def handle(self, *args, addrport: str, no_beat: bool, **options):
-        commands = {"web": (web_command(addrport), True)}
+    def handle(self, *args, addrport: str, no_beat: bool, noreload: bool, **options):
+        commands = {"web": (web_command(addrport, reload=not noreload), True)}
         if settings.CELERY_TASK_ALWAYS_EAGER:
             self.stdout.write(
                 "CELERY_TASK_ALWAYS_EAGER is set: tasks run inside requests, no worker started."
