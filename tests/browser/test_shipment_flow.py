@@ -114,7 +114,7 @@ def test_coordinator_plans_and_submits_a_shipment(page, live_server, transaction
     page.get_by_role("link", name="Compliance").first.click()
     expect(page.locator("main")).to_contain_text("Pass: 1 line and 2 parties clear.")
     expect(page.locator("main")).to_contain_text("4A090.a")  # H100s meet 3A090.a; India (A:5): NLR
-    page.get_by_role("link", name=reference).click()
+    page.locator("#compliance-head").get_by_role("link", name=reference).click()
 
     page.get_by_label("Reason for put on hold").fill("Awaiting end-user statement")
     page.get_by_role("button", name="Put on hold").click()
