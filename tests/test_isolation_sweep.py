@@ -404,6 +404,30 @@ def test_lists_show_organisation_b_nothing_of_organisation_a(world, clients):
     assert not findings, "\n".join(findings)
 
 
+def test_pickers_offer_organisation_b_nothing_of_organisation_a(world, clients):
+    """Every search-as-you-type picker (apps/core/pickers.py), asked with no words and with A's
+    marker, answers B with none of A's objects."""
+    from apps.core import pickers
+
+    pickers.kind_for(Shipment)  # every app's pickers.py imported
+    findings = []
+    for kind, entry in sorted(pickers._pickers.items()):
+        model = entry.queryset(world.user_b).model
+        private = {str(obj.pk) for obj in world.private.get(model, [])}
+        for q in ("", MARK):
+            response = clients["page"].get(reverse("pick", args=[kind]), {"q": q})
+            label = f"GET /pick/{kind}/?q={q}"
+            if response.status_code != 200:
+                findings.append(f"{label}: answered {response.status_code}")
+                continue
+            if shown := sorted({row["value"] for row in response.json()["results"]} & private):
+                findings.append(f"{label}: offers organisation A's {model.__name__} {shown}")
+            if leaks := _leaks(world, response, [q]):
+                findings.append(f"{label}: shows organisation A's data ({', '.join(leaks)})")
+    assert len(pickers._pickers) >= 5
+    assert not findings, "\n".join(findings)
+
+
 # --- related-object choices ----------------------------------------------------------------------
 
 

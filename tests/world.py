@@ -353,7 +353,8 @@ def build_world() -> World:
 # --- routes → organisation A's objects ---------------------------------------------------------
 
 # URL keyword arguments that name no object of an organisation, with the value to use.
-PUBLIC_KWARGS = {"code": "IN", "format": "json"}
+# `kind`: a picker's name (apps/core/pickers.py), not an object; its answers are swept on their own.
+PUBLIC_KWARGS = {"code": "IN", "format": "json", "kind": "part"}
 
 
 def view_model(view_class) -> type[models.Model] | None:

@@ -6,4 +6,8 @@ class AccountsConfig(AppConfig):
     verbose_name = "Organisations and users"
 
     def ready(self):
-        from . import signals  # noqa: F401  (connects the sign-in receivers)
+        from apps.core.demo_steps import register_demo_step
+
+        from . import demo, signals  # noqa: F401  (signals connects the sign-in receivers)
+
+        register_demo_step("accounts", demo.load, report=demo.logins)

@@ -168,7 +168,7 @@ def connect(first: str, second: str) -> int:
     return 1
 
 
-def load(*, password: str) -> dict[str, int]:
+def load(*, password: str, **_options) -> dict[str, int]:
     created = {"organisations": 0, "users": 0}
     for spec in ORGANISATIONS:
         spec = dict(spec)
@@ -213,3 +213,11 @@ def load(*, password: str) -> dict[str, int]:
             created["users"] += 1
     created["connections"] = sum(connect(first, second) for first, second in CONNECTIONS)
     return created
+
+
+def logins(*, password: str, **_options) -> list[str]:
+    """What `load_demo` prints after loading: how to sign in as each demo user."""
+    return [
+        f"Demo users (password for all: {password}):",
+        *(f"  {username:<12} {role.label:<24} {org}" for username, _first, _last, role, org in USERS),
+    ]

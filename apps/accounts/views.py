@@ -72,6 +72,17 @@ class OrganisationListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView)
     template_name = "accounts/organisation_list.html"
     partial_template_name = "accounts/_organisation_table.html"
     filterset_class = OrganisationFilter
+    export_name = "organisations"
+    # What the list shows, and the names a spreadsheet needs to match rows on.
+    export_columns = (
+        ("Legal name", lambda org: org.legal_name),
+        ("Trading name", lambda org: org.trading_name),
+        ("Kind", lambda org: org.get_kind_display()),
+        ("City", lambda org: org.city),
+        ("Country", lambda org: org.country),
+        ("Active", lambda org: org.is_active),
+        ("Users", lambda org: org.user_count),
+    )
 
     def get_queryset(self):
         return (

@@ -74,7 +74,7 @@ def _tariff_codes(part: Part) -> None:
             tariff_code.save()
 
 
-def load() -> dict[str, int]:
+def load(**_options) -> dict[str, int]:
     operator = Organisation.objects.get(kind=OrganisationKind.OPERATOR)
     records = json.loads(DATA_FILE.read_text())
     created = 0

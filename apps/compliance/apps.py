@@ -9,3 +9,21 @@ class ComplianceConfig(AppConfig):
         from .services.checks import register_hooks
 
         register_hooks()
+        self._register_demo()
+
+    @staticmethod
+    def _register_demo() -> None:
+        from apps.core.demo_steps import register_demo_step
+        from apps.shipments import demo as shipments_demo
+        from apps.shipments.models import ShipmentStatus
+
+        from . import demo
+
+        # What the checks read (country data, screening list, classifications) comes before the
+        # shipments demo, whose approvals run checks; compliance's own shipments G–I after it.
+        register_demo_step(
+            "compliance reference", demo.load_reference, after=["accounts", "catalog"], before=["shipments"]
+        )
+        register_demo_step("compliance shipments", demo.load_shipments, after=["shipments"])
+        # The shipments demo approves through a passing check, as in real use.
+        shipments_demo.before_entering(ShipmentStatus.APPROVED, demo.approve)

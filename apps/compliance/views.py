@@ -13,14 +13,16 @@ from django.views.generic import TemplateView
 
 from apps.accounts.permissions import CapabilityRequiredMixin
 from apps.catalog.models import Part
+from apps.core import exports
 from apps.core.disclosure import person_label
 from apps.core.scoping import CHANGE
-from apps.core.views import add_service_errors, safe_next
+from apps.core.views import FilteredListMixin, add_service_errors, safe_next
 from apps.shipments.models import Shipment, ShipmentStatus
 
 from . import disclosure, services
 from .api.views import task_status, visible_licence_ids
 from .engines.countries import chart_marks_for, groups_of
+from .filters import LicenceFilter
 from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
 from .models import (
     CheckLineResult,
@@ -285,29 +287,57 @@ class PartClassificationView(CapabilityRequiredMixin, View):
         return self.get(request, pk, form=form, status=400)
 
 
-class LicenceListView(CapabilityRequiredMixin, View):
-    capability = "compliance.view"
+class LicenceListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
+    """The licences the user's organisation holds or is named on, with what is left of each; a
+    compliance officer adds one below the list."""
 
-    def get(self, request, form=None, status=200):
-        licences = list(
-            Licence.objects.visible_to(request.user)
+    capability = "compliance.view"
+    template_name = "compliance/licences.html"
+    partial_template_name = "compliance/_licence_table.html"
+    filterset_class = LicenceFilter
+    export_name = "licences"
+    export_columns = (
+        ("Number", lambda lic: lic.number),
+        ("Issuing authority", lambda lic: lic.issuing_authority),
+        ("ECCNs", lambda lic: lic.eccns),
+        ("Destinations", lambda lic: lic.destination_countries),
+        ("Licensee", lambda lic: lic.licensee.legal_name),
+        ("Consignee", lambda lic: lic.consignee.legal_name),
+        ("End user", lambda lic: lic.end_user.legal_name if lic.end_user else None),
+        ("Permitted quantity", lambda lic: lic.permitted_quantity),
+        ("Quantity left", lambda lic: lic.left_quantity),
+        ("Permitted value", lambda lic: lic.permitted_value),
+        ("Value left", lambda lic: lic.left_value),
+        ("Currency", lambda lic: lic.currency),
+        ("Drawn (%)", lambda lic: lic.used_percent),
+        ("Valid from", lambda lic: lic.valid_from),
+        ("Expires on", lambda lic: lic.expires_on),
+        ("Drawdowns", lambda lic: lic.drawdown_count),
+    )
+
+    def get_queryset(self):
+        return (
+            Licence.objects.visible_to(self.request.user)
             .select_related("licensee", "consignee", "end_user")
             .annotate(drawdown_count=Count("drawdowns", filter=Q(drawdowns__released_at__isnull=True)))
+            .order_by("expires_on", "number")
         )
-        left = services.remaining(licences)
-        for licence in licences:
+
+    def decorate_page(self, objects: list) -> list:
+        # What is left of each licence: one query for the page (or the export's batch).
+        left = services.remaining(objects)
+        for licence in objects:
             licence.left_quantity, licence.left_value = left[licence.pk]
             licence.used_percent = _used_percent(licence, *left[licence.pk])
-        return render(
-            request,
-            "compliance/licences.html",
-            {
-                "licences": licences,
-                "form": form or LicenceForm(user=request.user),
-                "can_review": request.user.can("compliance.review"),
-            },
-            status=status,
-        )
+        return objects
+
+    def export_rows(self, queryset):
+        return exports.in_batches(super().export_rows(queryset), self.export_batch_size, self.decorate_page)
+
+    def get_context_data(self, **kwargs):
+        kwargs.setdefault("form", LicenceForm(user=self.request.user))
+        kwargs["can_review"] = self.request.user.can("compliance.review")
+        return super().get_context_data(**kwargs)
 
     def post(self, request):
         if not request.user.can("compliance.review"):
@@ -322,7 +352,7 @@ class LicenceListView(CapabilityRequiredMixin, View):
                 return HttpResponseRedirect(reverse("compliance:licences"))
             except ValidationError as exc:
                 form.add_error(None, exc)
-        return self.get(request, form=form, status=400)
+        return self.render_to_response(self.get_context_data(form=form), status=400)
 
 
 def _used_percent(licence: Licence, left_quantity: int, left_value) -> int:

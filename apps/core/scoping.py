@@ -8,19 +8,26 @@ with, their organisation. A model says how it relates to organisations with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from django.db import models
-
-if TYPE_CHECKING:
-    from apps.accounts.models import User
 
 VIEW = "view"
 CHANGE = "change"
 
 
+class ScopedUser(Protocol):
+    """What scoping reads of a user. `accounts.User` (and Django's anonymous user, refused first)
+    has it; `core` sits below `accounts` and names no model of it."""
+
+    is_authenticated: bool
+    is_active: bool
+    is_operator_staff: bool
+    organisation_id: int | None
+
+
 class OrgScopedQuerySet(models.QuerySet):
-    def visible_to(self, user: User, action: str = VIEW) -> OrgScopedQuerySet:
+    def visible_to(self, user: ScopedUser, action: str = VIEW) -> OrgScopedQuerySet:
         # `can_sign_in`: the user and its organisation are active.
         if not getattr(user, "is_authenticated", False) or not getattr(user, "can_sign_in", user.is_active):
             return self.none()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponseRedirect
@@ -9,6 +11,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.accounts.permissions import CapabilityRequiredMixin
 
+from . import exports
 from .disclosure import events_for
 from .filters import scope_filter_choices
 from .models import AuditEvent
@@ -59,43 +62,37 @@ class FilteredListMixin:
         scope_filter_choices(filterset, self.request.user)
         return filterset
 
-    # CSV export of what the filter shows (every matching row, not one page): ((header, row → value), …)
+    # Export of what the filter shows (every matching row, not one page), `?export=csv` or
+    # `?export=xlsx`: one set of columns for both, ((header, row → value), …); see apps.core.exports.
     export_columns: tuple = ()
     export_name = "export"
+    export_batch_size = 2000
 
     def get(self, request, *args, **kwargs):
-        if request.GET.get("export") == "csv" and self.export_columns:
+        export = request.GET.get("export")
+        if export in exports.FORMATS and self.export_columns:
             filterset = self.get_filterset()
             if not filterset.is_bound or filterset.is_valid():
-                return self.export_csv(filterset.qs if filterset.is_bound else filterset.queryset)
+                return self.export(export, filterset.qs if filterset.is_bound else filterset.queryset)
         return super().get(request, *args, **kwargs)
 
-    def export_csv(self, queryset):
-        """Stream the rows as CSV (UTF-8 with a byte-order mark, so spreadsheets read accents)."""
-        import csv
-
-        from django.http import StreamingHttpResponse
+    def export(self, export_format: str, queryset):
         from django.utils import timezone
 
-        class Echo:
-            def write(self, value):
-                return value
-
-        writer = csv.writer(Echo())
-
-        def rows():
-            yield "\ufeff" + writer.writerow([header for header, _ in self.export_columns])
-            for obj in self.export_queryset(queryset).iterator(chunk_size=2000):
-                yield writer.writerow([value(obj) for _, value in self.export_columns])
-
-        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
-        stamp = timezone.localdate().isoformat()
-        response["Content-Disposition"] = f'attachment; filename="{self.export_name}-{stamp}.csv"'
-        return response
+        filename = f"{self.export_name}-{timezone.localdate().isoformat()}.{export_format}"
+        rows = self.export_rows(queryset)
+        if export_format == "xlsx":
+            return exports.xlsx_response(self.export_columns, rows, filename, title=self.export_name)
+        return exports.csv_response(self.export_columns, rows, filename)
 
     def export_queryset(self, queryset):
         """What the export reads per row (annotations, joins): the view may add to it."""
         return queryset
+
+    def export_rows(self, queryset) -> Iterable:
+        """The objects the export writes, read in chunks (a list of any length in flat memory); a view
+        whose rows need figures read per batch passes them through `exports.in_batches`."""
+        return self.export_queryset(queryset).iterator(chunk_size=self.export_batch_size)
 
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()
@@ -111,16 +108,23 @@ class FilteredListMixin:
             qs = filterset.queryset.none()
         else:
             qs = filterset.qs if filterset.is_bound else filterset.queryset
+        export = self.request.GET.get("export")
+        if export is not None and export not in exports.FORMATS and self.export_columns:
+            # `?export=pdf` names what can be had, not a page that looks like a download failed.
+            filter_errors.append(f"Export ({export!r}): choose one of {', '.join(exports.FORMATS)}.")
+            qs = filterset.queryset.none()
         page = Paginator(qs, self.paginate_by).get_page(self.request.GET.get("page"))
         page.object_list = self.decorate_page(list(page.object_list))
         query = self.request.GET.copy()
-        query.pop("page", None)
+        for name in ("page", "export"):
+            query.pop(name, None)
         kwargs.update(
             filterset=filterset,
             page_obj=page,
             object_list=page.object_list,
             querystring=query.urlencode(),
             filter_errors=filter_errors,
+            export_formats=exports.FORMATS if self.export_columns else {},
         )
         return super().get_context_data(**kwargs)
 

@@ -6,9 +6,12 @@ class DocumentsConfig(AppConfig):
     verbose_name = "Trade documents"
 
     def ready(self) -> None:
+        from apps.shipments import demo as shipments_demo
         from apps.shipments import hooks
         from apps.shipments.models import ShipmentStatus
 
+        from . import demo
+        from .bulk import GENERATE_REQUIRED
         from .services import booking_problems, documents_void_on_cancel, missing_documents_labelled
 
         # Cancelling voids the issued documents and supersedes the drafts, in the cancel's transaction.
@@ -16,3 +19,7 @@ class DocumentsConfig(AppConfig):
         # Booking needs every required document issued; the shipment page lists the missing ones.
         hooks.guard(ShipmentStatus.BOOKED, booking_problems)
         hooks.report_missing_documents(missing_documents_labelled)
+        # The shipments list's "Generate required documents" for the ticked shipments.
+        hooks.bulk_action(GENERATE_REQUIRED)
+        # The demo books as a user would: the required documents issued first.
+        shipments_demo.before_entering(ShipmentStatus.BOOKED, demo.issue_required)

@@ -6,8 +6,16 @@ class ShipmentsConfig(AppConfig):
     verbose_name = "Shipments and freight"
 
     def ready(self) -> None:
-        from . import hooks
+        from apps.core.demo_steps import register_demo_step
+
+        from . import demo, hooks
         from .booked_freight import store_on_booking
+        from .bulk import CANCEL_DRAFTS
         from .models import ShipmentStatus
 
         hooks.on_enter(ShipmentStatus.BOOKED, store_on_booking)
+        # The shipments list's own bulk action (documents registers its own in its `ready`).
+        hooks.bulk_action(CANCEL_DRAFTS)
+        # Sites, rate and tariff tables, and demo shipments A–F (compliance and documents prepare
+        # their approval and booking: `demo.before_entering`).
+        register_demo_step("shipments", demo.load, after=["accounts", "catalog"])

@@ -6,6 +6,8 @@ Safe to run again: every record is looked up by a natural key first.
 from __future__ import annotations
 
 import datetime as dt
+from collections import defaultdict
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.utils import timezone
@@ -152,6 +154,21 @@ EXCHANGE_RATES = [
     ("EUR", "USD", "1.08000000", dt.date(2026, 11, 27), "Demo figure after the ECB euro reference rate"),
     ("USD", "INR", "84.50000000", dt.date(2026, 11, 27), "Demo figure after the CBIC customs exchange rate"),
 ]
+
+
+# What higher apps do before the demo moves a shipment into a status (issue 13): compliance
+# approves through a passing check, as in real use; documents issues the required documents
+# before booking. They register here in their `AppConfig.ready()`; this module imports neither.
+# A preparation takes the shipment and who moves it, and returns the shipment (refreshed if it
+# changed); when it has already moved the shipment into the status, the demo does not move it.
+Preparation = Callable[[Shipment, User], Shipment]
+_preparations: dict[str, list[Preparation]] = defaultdict(list)
+
+
+def before_entering(status: str, prepare: Preparation) -> None:
+    """Register `prepare` to run before the demo moves a shipment into `status` (idempotent)."""
+    if prepare not in _preparations[str(status)]:
+        _preparations[str(status)].append(prepare)
 
 
 def _site(owner, name, kind, city, country, iata="", unlocode="", bonded=False):
@@ -321,7 +338,6 @@ def load_rates() -> int:
 
 def _shipments() -> int:
     coordinator = User.objects.get(username="coordinator")
-    compliance = User.objects.get(username="compliance")
     forwarder = User.objects.get(username="forwarder")
     qct, chennai = _org("Quanta Cloud Technology Inc."), _org("Chennai AI Compute Pvt. Ltd.")
     meridian, broker = (
@@ -343,18 +359,12 @@ def _shipments() -> int:
 
     def move(shipment, *targets, actor=coordinator, **kwargs):
         for target in targets:
-            if target == ShipmentStatus.APPROVED:
-                # Approval comes from a passing compliance check, as in real use.
-                from apps.compliance.demo import approve
-
-                shipment = approve(shipment, compliance)
-                continue
-            if target == ShipmentStatus.BOOKED:
-                # Booking needs the required documents issued.
-                from apps.documents.services import documents_issue_required
-
-                documents_issue_required(shipment=shipment, actor=coordinator)
-            shipment = services.shipment_transition(shipment=shipment, target=target, actor=actor, **kwargs)
+            for prepare in _preparations.get(str(target), ()):
+                shipment = prepare(shipment, actor)
+            if shipment.status != target:  # a preparation may have moved it (compliance approves)
+                shipment = services.shipment_transition(
+                    shipment=shipment, target=target, actor=actor, **kwargs
+                )
         return shipment
 
     base_parties = {
@@ -693,6 +703,6 @@ def _shipments() -> int:
     return created
 
 
-def load() -> dict[str, int]:
+def load(**_options) -> dict[str, int]:
     _reference_data()
     return {"shipments": _shipments()}

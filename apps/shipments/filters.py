@@ -6,6 +6,7 @@ from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
 from apps.core.search import SearchTermsFilter
+from apps.core.sorting import SortFilter
 
 from .models import (
     ExchangeRate,
@@ -50,7 +51,7 @@ class ShipmentFilter(django_filters.FilterSet):
     )
 
     # Sortable columns (issue 12): `sort=required_by` or `sort=-required_by`; any other value is named.
-    sort = django_filters.OrderingFilter(
+    sort = SortFilter(
         fields=(
             ("reference", "reference"),
             ("status", "status"),
@@ -87,6 +88,17 @@ class SiteFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
     kind = django_filters.ChoiceFilter(choices=SiteKind.choices)
     country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
+    # Sortable columns (issue 12); any other `sort=` value is named on the page (400 in the API).
+    sort = SortFilter(
+        fields=(
+            ("name", "name"),
+            ("kind", "kind"),
+            ("city", "city"),
+            ("country", "country"),
+            ("owner__legal_name", "owner"),
+        ),
+        label="Sort",
+    )
 
     class Meta:
         model = Site
@@ -103,6 +115,20 @@ class SiteFilter(django_filters.FilterSet):
 
 class FreightRateFilter(django_filters.FilterSet):
     valid_on = django_filters.DateFilter(method="filter_valid_on", label="Valid on", widget=DATE)
+    # Sortable columns (issue 12): "lane" sorts by origin, then destination country.
+    sort = SortFilter(
+        fields=(
+            ("origin_country,destination_country", "lane"),
+            ("mode", "mode"),
+            ("service", "service"),
+            ("price_per_kg", "per_kg"),
+            ("minimum_charge", "minimum"),
+            ("transit_days", "days"),
+            ("valid_from", "valid_from"),
+            ("valid_to", "valid_to"),
+        ),
+        label="Sort",
+    )
 
     class Meta:
         model = FreightRate

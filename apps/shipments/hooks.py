@@ -76,3 +76,64 @@ def report_missing_documents(provider: MissingDocuments) -> None:
 
 def missing_documents(shipment: Any) -> list[tuple[str, str, Any]]:
     return [row for provider in _missing_documents for row in provider(shipment)]
+
+
+# --- Bulk actions on the shipments list -------------------------------------------------------
+# The list shows a button per registered action to a user holding its capability, and one view
+# (`views.ShipmentBulkView`) runs the chosen one on the selected shipments the user may change.
+# Shipments registers its own (cancel drafts, in `ShipmentsConfig.ready`); documents registers
+# "Generate required documents" in its `ready`, so shipments still never imports documents.
+
+
+@dataclass(frozen=True)
+class BulkResult:
+    """What an action did: the references it acted on, and those it did not, each with why."""
+
+    done: list[str]
+    refused: list[tuple[str, str]]
+
+
+# run(shipments=[…] in primary-key order, actor=user, reason="…") -> BulkResult. The view calls it
+# inside the request's transaction; the action makes each shipment's work its own atomic block,
+# so one shipment refused leaves the others done.
+BulkRun = Callable[..., BulkResult]
+
+
+@dataclass(frozen=True)
+class BulkAction:
+    name: str  # the POSTed `action`
+    label: str  # the button
+    capability: str  # who sees the button and may run it (apps.accounts.roles)
+    run: BulkRun
+    done: tuple[str, str]  # the summary's words for one / several: ("draft cancelled", "drafts cancelled")
+    not_done: str  # "SHP-… <not_done>: <why>", e.g. "not cancelled"; "" when each why says it
+    needs_reason: bool = False  # the reason is recorded (a cancel must say why)
+    danger: bool = False  # shown as a destructive button
+
+
+_bulk_actions: dict[str, BulkAction] = {}
+
+
+def bulk_action(action: BulkAction) -> None:
+    """Register `action` for the shipments list (idempotent: the same name again replaces it)."""
+    _bulk_actions[action.name] = action
+
+
+def bulk_actions_for(user: Any) -> list[BulkAction]:
+    """The actions `user` may run, in the order they were registered."""
+    return [action for action in _bulk_actions.values() if user.can(action.capability)]
+
+
+def get_bulk_action(name: str) -> BulkAction | None:
+    return _bulk_actions.get(name)
+
+
+def bulk_summary(action: BulkAction, result: BulkResult) -> str:
+    """One sentence for the flash message: "2 drafts cancelled; SHP-… not cancelled: it is booked"."""
+    n = len(result.done)
+    parts = [f"{n} {action.done[0] if n == 1 else action.done[1]}"]
+    parts += [
+        f"{reference} {action.not_done}: {why}" if action.not_done else f"{reference}: {why}"
+        for reference, why in result.refused
+    ]
+    return "; ".join(parts) + "."

@@ -7,6 +7,7 @@ app_name = "shipments"
 urlpatterns = [
     path("shipments/", views.ShipmentListView.as_view(), name="shipment-list"),
     path("shipments/new/", views.ShipmentCreateView.as_view(), name="shipment-create"),
+    path("shipments/bulk/", views.ShipmentBulkView.as_view(), name="shipment-bulk"),
     path("shipments/<str:reference>/", views.ShipmentDetailView.as_view(), name="shipment-detail"),
     path("shipments/<str:reference>/edit/", views.ShipmentUpdateView.as_view(), name="shipment-update"),
     path("shipments/<str:reference>/transition/", views.TransitionView.as_view(), name="shipment-transition"),

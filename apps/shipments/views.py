@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpResponseRedirect
@@ -21,7 +21,13 @@ from apps.core.disclosure import events_for
 from apps.core.models import AuditEvent, TaskRecord
 from apps.core.scoping import CHANGE, VIEW
 from apps.core.tasks_outbox import owed_messages
-from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin, add_service_errors
+from apps.core.views import (
+    FilteredListMixin,
+    ScopedQuerysetMixin,
+    ServiceFormMixin,
+    add_service_errors,
+    safe_next,
+)
 
 from . import hooks, selectors, services
 from .disclosure import freight_plan_for
@@ -71,9 +77,10 @@ class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
         ("Mode", lambda s: s.get_mode_display()),
         ("Incoterm", lambda s: f"{s.incoterm} {s.incoterm_place}".strip()),
         ("Lines", lambda s: s.export_line_count),
-        ("Ready", lambda s: s.ready_date.isoformat() if s.ready_date else ""),
-        ("Required by", lambda s: s.required_by.isoformat() if s.required_by else ""),
-        ("ETA", lambda s: s.eta.isoformat() if s.eta else ""),
+        # Dates as dates: ISO 8601 in the CSV, date cells in the XLSX.
+        ("Ready", lambda s: s.ready_date),
+        ("Required by", lambda s: s.required_by),
+        ("ETA", lambda s: s.eta),
         ("Owner", lambda s: s.owner.legal_name),
     )
 
@@ -85,6 +92,74 @@ class ShipmentListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
 
     def decorate_page(self, objects):
         return attach_line_counts(objects)
+
+    def get_context_data(self, **kwargs):
+        # The bulk actions this user may run (none: no checkboxes, no buttons).
+        actions = hooks.bulk_actions_for(self.request.user)
+        return super().get_context_data(
+            bulk_actions=actions, bulk_needs_reason=any(a.needs_reason for a in actions), **kwargs
+        )
+
+
+class ShipmentBulkView(CapabilityRequiredMixin, View):
+    """Run one registered bulk action (`hooks.bulk_action`) on the shipments ticked in the list.
+
+    Each id is looked up among the shipments the user may change: another organisation's id (or
+    one that does not exist) is never acted on, and only counted in the message, never named. The
+    action reports each shipment it would not act on with why; the others proceed; one message
+    sums it up. The request is one transaction (AtomicWriteMiddleware), each shipment's work a
+    savepoint inside it."""
+
+    capability = "shipments.view"
+    MAX_SELECTED = 200  # more than a page (50) holds; a bound on one request's work
+    MAX_REASON = 500  # as the form's field says
+
+    def post(self, request):
+        back = safe_next(request, reverse("shipments:shipment-list"))
+        action = hooks.get_bulk_action(request.POST.get("action", ""))
+        if action is None:
+            messages.error(request, "Choose one of the actions under the list.")
+            return HttpResponseRedirect(back)
+        if not request.user.can(action.capability):
+            raise PermissionDenied(f"Your role may not {action.label.lower()}.")
+        # Ids only (ASCII digits that fit a primary key); anything else is ignored, never a 500.
+        chosen = {
+            value
+            for value in request.POST.getlist("shipment")
+            if value.isascii() and value.isdigit() and len(value) <= 18
+        }
+        if not chosen:
+            messages.error(request, "Tick at least one shipment first.")
+            return HttpResponseRedirect(back)
+        if len(chosen) > self.MAX_SELECTED:
+            messages.error(request, f"Choose at most {self.MAX_SELECTED} shipments at a time.")
+            return HttpResponseRedirect(back)
+        reason = request.POST.get("reason", "").strip()
+        if action.needs_reason and not reason:
+            messages.error(request, f"Say why ({action.label.lower()}): the reason is recorded.")
+            return HttpResponseRedirect(back)
+        if len(reason) > self.MAX_REASON:
+            messages.error(request, f"Keep the reason under {self.MAX_REASON} characters.")
+            return HttpResponseRedirect(back)
+        shipments = list(
+            Shipment.objects.visible_to(request.user, CHANGE)
+            .filter(pk__in=[int(value) for value in chosen])
+            .order_by("pk")
+        )
+        result = action.run(shipments=shipments, actor=request.user, reason=reason)
+        summary = hooks.bulk_summary(action, result)
+        unknown = len(chosen) - len(shipments)
+        if unknown:
+            summary += (
+                f" {unknown} of the selected shipment{'s were' if unknown > 1 else ' was'} not found"
+                " among those you may change; nothing was done to "
+                f"{'them' if unknown > 1 else 'it'}."
+            )
+        level = messages.SUCCESS if not result.refused and not unknown else messages.WARNING
+        if not result.done:
+            level = messages.ERROR
+        messages.add_message(request, level, summary)
+        return HttpResponseRedirect(back)
 
 
 class ShipmentCreateView(CapabilityRequiredMixin, ServiceFormMixin, CreateView):
@@ -594,6 +669,19 @@ class SiteListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     template_name = "shipments/site_list.html"
     partial_template_name = "shipments/_site_table.html"
     filterset_class = SiteFilter
+    export_name = "sites"
+    export_columns = (
+        ("Name", lambda site: site.name),
+        ("Kind", lambda site: site.get_kind_display()),
+        ("Bonded", lambda site: site.is_bonded),
+        ("Address", lambda site: site.address_line1),
+        ("City", lambda site: site.city),
+        ("Postal code", lambda site: site.postal_code),
+        ("Country", lambda site: site.country),
+        ("IATA code", lambda site: site.iata_code),
+        ("UN/LOCODE", lambda site: site.unlocode),
+        ("Owner", lambda site: site.owner.legal_name),
+    )
 
     def get_queryset(self):
         return (
@@ -674,9 +762,31 @@ class FreightRateListView(CapabilityRequiredMixin, FilteredListMixin, TemplateVi
     template_name = "shipments/rate_list.html"
     partial_template_name = "shipments/_rate_table.html"
     filterset_class = FreightRateFilter
+    export_name = "freight-rates"
+    export_columns = (
+        ("Origin country", lambda r: r.origin_country),
+        ("Destination country", lambda r: r.destination_country),
+        ("Mode", lambda r: r.get_mode_display()),
+        ("Service", lambda r: r.service),
+        ("Carrier", lambda r: r.carrier),
+        ("Currency", lambda r: r.currency),
+        ("Per chargeable kg", lambda r: r.price_per_kg),
+        ("Per 20' container", lambda r: r.price_20gp),
+        ("Per 40' container", lambda r: r.price_40gp),
+        ("Per 40' high cube", lambda r: r.price_40hc),
+        ("LCL per m³", lambda r: r.price_per_cbm),
+        ("LCL per 1,000 kg", lambda r: r.price_per_tonne),
+        ("Minimum charge", lambda r: r.minimum_charge),
+        ("Transit days", lambda r: r.transit_days),
+        ("Valid from", lambda r: r.valid_from),
+        ("Valid to", lambda r: r.valid_to),
+    )
 
     def get_queryset(self):
-        return FreightRate.objects.all()
+        # The operator's rate table: no organisation owns a rate (staff roles only, by capability).
+        return FreightRate.objects.order_by(
+            "origin_country", "destination_country", "mode", "valid_from", "pk"
+        )
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

@@ -1,14 +1,15 @@
-"""Load the demo organisations, users and catalogue. Running it again adds nothing twice."""
+"""Load the demo organisations, users, catalogue, shipments and their compliance checks and
+documents. Running it again adds nothing twice.
+
+Each app registers its own step in its `AppConfig.ready()` (`apps.core.demo_steps`), so this
+command, in `core`, imports none of them."""
 
 import os
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from apps.accounts import demo as accounts_demo
-from apps.catalog import demo as catalog_demo
-from apps.compliance import demo as compliance_demo
-from apps.shipments import demo as shipments_demo
+from apps.core.demo_steps import load_demo_steps
 
 DEFAULT_PASSWORD = "rackpass-demo"
 
@@ -21,16 +22,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, password, **options):
         with transaction.atomic():
-            counts = accounts_demo.load(password=password)
-            counts |= catalog_demo.load()
-            counts |= compliance_demo.load_reference()
-            counts |= shipments_demo.load()
-            counts |= compliance_demo.load_shipments()
+            counts, lines = load_demo_steps(password=password)
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo data loaded: " + ", ".join(f"{n} new {what}" for what, n in counts.items())
             )
         )
-        self.stdout.write(f"Demo users (password for all: {password}):")
-        for username, _first, _last, role, org in accounts_demo.USERS:
-            self.stdout.write(f"  {username:<12} {role.label:<24} {org}")
+        for line in lines:
+            self.stdout.write(line)
