@@ -4,7 +4,7 @@ from django.db import models
 from apps.core.admin import AuditTrailAdminMixin
 from apps.core.forms import BoundedJSONField
 
-from .models import Manufacturer, Part, PartTariffCode
+from .models import Manufacturer, Part, PartTariffCode, Unit
 
 
 class PartTariffCodeInline(admin.TabularInline):
@@ -45,3 +45,23 @@ class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     formfield_overrides = {models.JSONField: {"form_class": BoundedJSONField}}
     raw_id_fields = ("owner",)
     inlines = (PartTariffCodeInline,)
+
+
+@admin.register(Unit)
+class UnitAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    """Units are made by the services that meet a serial (a shipment line, a receipt): read here,
+    changed there, so the one-box-one-place rule cannot be walked past in the admin."""
+
+    list_display = ("serial", "part", "owner", "status", "customs_status")
+    list_filter = ("status", "customs_status", "manufacturer")
+    search_fields = ("serial", "part__part_number")
+    list_select_related = ("part__manufacturer", "owner")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

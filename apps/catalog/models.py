@@ -559,3 +559,73 @@ def tariff_code_problem(code: str, country: str, hs_code: str) -> str | None:
     if hs6 and not code.startswith(hs6):
         return f"{code} does not extend the part's HS code {hs6}: a national code starts with its 6 digits."
     return None
+
+
+class UnitStatus(models.TextChoices):
+    """Where a unit is in its life; `apps.catalog.units.unit_transition` alone moves it."""
+
+    EXPECTED = "expected", "Expected"
+    RECEIVED = "received", "Received"
+    AVAILABLE = "available", "Available"
+    ALLOCATED = "allocated", "Allocated"
+    PICKED = "picked", "Picked"
+    SHIPPED = "shipped", "Shipped"
+    QUARANTINED = "quarantined", "Quarantined"
+
+
+class CustomsStatus(models.TextChoices):
+    NONE = "", "Not in a warehouse"
+    IN_BOND = "in_bond", "In bond (duty unpaid)"
+    DUTY_PAID = "duty_paid", "Duty paid"
+    FREE_TRADE_ZONE = "ftz", "Free-trade zone"
+
+
+class UnitQuerySet(OrgScopedQuerySet):
+    pass
+
+
+class Unit(AuditedModel, TimeStampedModel):
+    """One serialised piece of hardware: a part and its serial number, unique per manufacturer.
+
+    Every place that speaks of a serial — a shipment line and its packages, warehouse stock, a
+    cluster's installation — refers to this row (issue 13), so the same GPU server cannot be two
+    things at once. The manufacturer is the part's, kept here for the uniqueness constraint."""
+
+    part = models.ForeignKey(Part, on_delete=models.PROTECT, related_name="units")
+    manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="units")
+    serial = models.CharField("serial number", max_length=80)
+    owner = models.ForeignKey(
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        related_name="units",
+        help_text="Whose hardware it is (the supplier until it is sold on).",
+    )
+    status = models.CharField(max_length=16, choices=UnitStatus.choices, default=UnitStatus.EXPECTED)
+    customs_status = models.CharField(max_length=12, choices=CustomsStatus.choices, default="", blank=True)
+
+    objects = UnitQuerySet.as_manager()
+
+    identifier_fields = ("serial",)
+
+    class Meta:
+        ordering = ["manufacturer", "serial"]
+        constraints = [
+            # "QT0001" and "qt0001" are the same box: never two rows for it.
+            models.UniqueConstraint(
+                "manufacturer", Lower("serial"), name="catalog_unit_serial_unique_per_maker"
+            ),
+            models.CheckConstraint(condition=~Q(serial=""), name="catalog_unit_serial_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part.part_number} {self.serial}"
+
+    @classmethod
+    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
+        # A partner sees the units it owns; the warehouse adds what is held for it (issue 13).
+        return Q(owner_id=organisation_id)
+
+    def clean(self) -> None:
+        self.serial = (self.serial or "").strip()
+        if self.part_id and self.manufacturer_id and self.part.manufacturer_id != self.manufacturer_id:
+            raise ValidationError({"manufacturer": "A unit's manufacturer is its part's."})

@@ -67,7 +67,9 @@ def load_shipment(shipment: Shipment) -> Shipment:
                 "packages",
                 queryset=Package.objects.prefetch_related(
                     Prefetch("items", queryset=PackageItem.objects.select_related("line__part")),
-                    Prefetch("serials", queryset=LineSerial.objects.order_by("serial")),
+                    Prefetch(
+                        "serials", queryset=LineSerial.objects.select_related("unit").order_by("unit__serial")
+                    ),
                 ),
             ),
             "legs",

@@ -177,8 +177,8 @@ class PackageForm(forms.ModelForm):
         serials: dict[int, list[str]] = {}
         for line_id, serial in (
             LineSerial.objects.filter(line__shipment=shipment, package__isnull=True)
-            .order_by("serial")
-            .values_list("line_id", "serial")
+            .order_by("unit__serial")
+            .values_list("line_id", "unit__serial")
         ):
             serials.setdefault(line_id, []).append(serial)
         listed = 0

@@ -169,7 +169,12 @@ def shipment_detail_queryset():
             "packages",
             queryset=Package.objects.prefetch_related(
                 Prefetch("items", queryset=PackageItem.objects.select_related("line__part")),
-                Prefetch("serials", queryset=LineSerial.objects.only("serial", "package_id", "line_id")),
+                Prefetch(
+                    "serials",
+                    queryset=LineSerial.objects.select_related("unit").only(
+                        "unit__serial", "package_id", "line_id"
+                    ),
+                ),
             ),
         ),
         Prefetch(

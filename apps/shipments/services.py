@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Connection, Organisation, OrganisationKind, User
 from apps.catalog.models import Part
+from apps.catalog.units import units_for
 from apps.core.audit import record_transition
 from apps.core.sequences import next_reference
 from apps.core.validators import text_problem
@@ -284,14 +285,16 @@ def line_remove(*, line: ShipmentLine) -> None:
 
 @transaction.atomic
 def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
-    """Replace a line's serial numbers. At most `quantity` of them, no duplicates, no blanks."""
+    """Replace a line's serial numbers. At most `quantity` of them, no duplicates, no blanks; each
+    is a unit (`catalog.Unit`) that no other live shipment carries (issue 13: one box, one place)."""
     cleaned = [s.strip() for s in serials]
     errors = []
     if not line.part.is_serialised:
         errors.append(f"{line.part} is not serialised.")
     if any(not s for s in cleaned):
         errors.append("Serial numbers may not be blank.")
-    duplicates = sorted(s for s, n in Counter(cleaned).items() if n > 1)
+    counts = Counter(s.lower() for s in cleaned)  # "qt1" and "QT1" are one box
+    duplicates = sorted({s for s in cleaned if counts[s.lower()] > 1})
     if duplicates:
         errors.append(f"Repeated serial numbers: {', '.join(duplicates[:10])}.")
     if len(cleaned) > line.quantity:
@@ -301,10 +304,52 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
     )
     if errors:
         raise ValidationError({"serials": errors})
-    kept = {s.serial: s for s in line.serials.all()}
-    line.serials.exclude(serial__in=cleaned).delete()
-    LineSerial.objects.bulk_create([LineSerial(line=line, serial=s) for s in cleaned if s not in kept])
-    return list(line.serials.all())
+    units = units_for(part=line.part, serials=cleaned, owner_id=_unit_owner(line))
+    _refuse_units_elsewhere(line, units)
+    kept = set(line.serials.values_list("unit_id", flat=True))
+    line.serials.exclude(unit__in=units).delete()
+    LineSerial.objects.bulk_create(
+        [LineSerial(line=line, unit=unit) for unit in units if unit.pk not in kept]
+    )
+    return list(line.serials.select_related("unit"))
+
+
+# A unit on a shipment that is still under way (or being planned) is not free for another one.
+LIVE_STATUSES = [
+    status for status in ShipmentStatus if status not in (ShipmentStatus.CANCELLED, ShipmentStatus.DELIVERED)
+]
+
+
+def _refuse_units_elsewhere(line: ShipmentLine, units: list) -> None:
+    """A box is on one live shipment at a time: the same GPU server on two shipments is a mistake
+    (or worse). Another organisation's shipment is not named to a partner who cannot see it."""
+    taken = (
+        LineSerial.objects.filter(unit__in=units, line__shipment__status__in=LIVE_STATUSES)
+        .exclude(line__shipment_id=line.shipment_id)
+        .select_related("unit", "line__shipment")
+    )
+    problems = [
+        f"Serial {row.unit.serial} is already on "
+        + (
+            f"{row.line.shipment.reference} (line {row.line.line_number})"
+            if row.line.shipment.owner_id == line.shipment.owner_id
+            else "another organisation's shipment"
+        )
+        + "; remove it there first."
+        for row in taken[:10]
+    ]
+    if problems:
+        raise ValidationError({"serials": problems})
+
+
+def _unit_owner(line: ShipmentLine) -> int:
+    """Whose a new unit is: the line's own shipper, else the shipment's shipper, else its owner."""
+    if line.shipper_id:
+        return line.shipper_id
+    shipper = (
+        line.shipment.parties.filter(role=PartyRole.SHIPPER).values_list("organisation_id", flat=True).first()
+    )
+    return shipper or line.shipment.owner_id
 
 
 # --- packages and legs ----------------------------------------------------------------------
@@ -359,7 +404,10 @@ def package_add(
 
 def _pack_serials(package: Package, items: list[tuple[ShipmentLine, int]], serials: list[str]) -> None:
     lines = {line.pk: (line, quantity) for line, quantity in items}
-    found = {s.serial: s for s in LineSerial.objects.filter(line_id__in=lines, serial__in=serials)}
+    found = {
+        s.unit.serial: s
+        for s in LineSerial.objects.filter(line_id__in=lines, unit__serial__in=serials).select_related("unit")
+    }
     errors = []
     unknown = [s for s in serials if s not in found]
     if unknown:

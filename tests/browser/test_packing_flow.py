@@ -89,5 +89,7 @@ def test_a_coordinator_packs_nine_packages_with_the_picker(page, live_server, tr
 
     assert Package.objects.filter(shipment=shipment).count() == 9
     assert not LineSerial.objects.filter(line__shipment=shipment, package__isnull=True).exists()
-    packed = {p.number: sorted(p.serials.values_list("serial", flat=True)) for p in Package.objects.all()}
+    packed = {
+        p.number: sorted(p.serials.values_list("unit__serial", flat=True)) for p in Package.objects.all()
+    }
     assert packed == {n: [serials[n - 1]] for n in range(1, 10)}

@@ -185,7 +185,11 @@ def pack_all(shipment, **fields):
     for line in lines:
         if line.part.is_serialised and not line.serials.exists():
             services.serials_set(
-                line=line, serials=[f"SN-{line.line_number}-{n}" for n in range(1, line.quantity + 1)]
+                line=line,
+                serials=[
+                    f"SN-{shipment.reference[-6:]}-{line.line_number}-{n}"
+                    for n in range(1, line.quantity + 1)
+                ],
             )
     serials = [s.serial for line in lines for s in line.serials.all()]
     return services.package_add(

@@ -38,7 +38,7 @@ def test_picking_a_quantity_and_ticking_serials_packs_them(two_lines, coordinato
     assert response.status_code == 302, response.context["package_form"].errors
     package = Package.objects.get(shipment=shipment)
     assert sorted((i.line.line_number, i.quantity) for i in package.items.all()) == [(1, 2), (2, 4)]
-    assert sorted(package.serials.values_list("serial", flat=True)) == ["S1", "S3"]
+    assert sorted(package.serials.values_list("unit__serial", flat=True)) == ["S1", "S3"]
     # The next package is offered what is left: 1 server (S2) and 6 cables.
     page = client.get(shipment.get_absolute_url()).content.decode()
     assert "1 of 3 left to pack." in page and "6 of 10 left to pack." in page

@@ -346,7 +346,7 @@ class _ShipmentChildViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.M
 @extend_schema(parameters=[REF])
 @schema.line_docs
 class LineViewSet(_ShipmentChildViewSet):
-    queryset = ShipmentLine.objects.select_related("part").prefetch_related("serials")
+    queryset = ShipmentLine.objects.select_related("part").prefetch_related("serials__unit")
     serializer_class = LineSerializer
     ordering_fields = ["line_number", "quantity", "unit_value"]
     ordering = ["line_number"]
@@ -381,7 +381,7 @@ class LineViewSet(_ShipmentChildViewSet):
 @extend_schema(parameters=[REF])
 @schema.package_docs
 class PackageViewSet(_ShipmentChildViewSet):
-    queryset = Package.objects.prefetch_related("items__line__part", "serials")
+    queryset = Package.objects.prefetch_related("items__line__part", "serials__unit")
     serializer_class = PackageSerializer
     ordering_fields = ["number", "gross_kg"]
     ordering = ["number"]

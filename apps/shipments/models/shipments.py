@@ -397,24 +397,27 @@ class ShipmentLine(AuditedModel, TimeStampedModel):
 
 
 class LineSerial(CheckedInputModel):
-    """A serial number of one unit on a line, and the package it is packed in."""
-
-    identifier_fields = ("serial",)
+    """One unit (`catalog.Unit`: part + serial, unique per manufacturer) on a line, and the package
+    it is packed in. The serial is the unit's: one row per physical box wherever it goes."""
 
     line = models.ForeignKey(ShipmentLine, on_delete=models.CASCADE, related_name="serials")
-    serial = models.CharField(max_length=80)
+    unit = models.ForeignKey("catalog.Unit", on_delete=models.PROTECT, related_name="line_serials")
     package = models.ForeignKey(
         "shipments.Package", on_delete=models.SET_NULL, null=True, blank=True, related_name="serials"
     )
 
     class Meta:
-        ordering = ["line", "serial"]
+        ordering = ["line", "unit__serial"]
         constraints = [
-            models.UniqueConstraint(fields=["line", "serial"], name="shipments_serial_unique_per_line")
+            models.UniqueConstraint(fields=["line", "unit"], name="shipments_unit_once_per_line")
         ]
 
     def __str__(self) -> str:
         return self.serial
+
+    @property
+    def serial(self) -> str:
+        return self.unit.serial
 
 
 class PackageType(models.TextChoices):
