@@ -55,6 +55,11 @@ class TransitionRefused(Exception):
         self.missing_record_party = any(isinstance(r, RecordPartyProblem) for r in self.reasons)
 
 
+class TransitionForbidden(TransitionRefused):
+    """The move exists, but the actor's role may not make it: a 403, not a 409 (nothing about the
+    shipment's state would change the answer)."""
+
+
 def _owner_for(actor: User) -> Organisation:
     if actor.organisation_id:
         return actor.organisation
@@ -672,7 +677,7 @@ def shipment_transition(
             )
         capability = TRANSITION_CAPABILITY[new_status]
     if check_capability and actor is not None and not actor.can(capability):
-        raise TransitionRefused(f"Your role may not move a shipment to {new_status.label.lower()}.")
+        raise TransitionForbidden(f"Your role may not move a shipment to {new_status.label.lower()}.")
     if new_status in (ShipmentStatus.ON_HOLD, ShipmentStatus.CANCELLED) and not reason:
         raise TransitionRefused(f"A reason is required to put a shipment {new_status.label.lower()}.")
     if new_status == ShipmentStatus.ON_HOLD and hold_kind not in workflow.HoldKind.__members__.values():

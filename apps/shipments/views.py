@@ -609,6 +609,8 @@ class TransitionView(CapabilityRequiredMixin, View):
                 reason=form.cleaned_data["reason"],
                 hold_kind=form.cleaned_data["hold_kind"],
             )
+        except services.TransitionForbidden as exc:
+            raise PermissionDenied(exc.message) from exc  # the styled 403 page, as any page's
         except services.TransitionRefused as exc:
             return render_shipment(
                 request,

@@ -44,7 +44,8 @@ def _refused(exc: services.TransitionRefused, *, request, shipment: Shipment) ->
         body["record_parties"] = request.build_absolute_uri(
             reverse("api:shipment-record-parties", kwargs={"reference": shipment.reference})
         )
-    return Response(body, status=status.HTTP_409_CONFLICT)
+    forbidden = isinstance(exc, services.TransitionForbidden)
+    return Response(body, status=status.HTTP_403_FORBIDDEN if forbidden else status.HTTP_409_CONFLICT)
 
 
 @schema.site_docs
