@@ -408,9 +408,7 @@ class LineSerial(CheckedInputModel):
 
     class Meta:
         ordering = ["line", "unit__serial"]
-        constraints = [
-            models.UniqueConstraint(fields=["line", "unit"], name="shipments_unit_once_per_line")
-        ]
+        constraints = [models.UniqueConstraint(fields=["line", "unit"], name="shipments_unit_once_per_line")]
 
     def __str__(self) -> str:
         return self.serial
