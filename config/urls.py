@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerView
 
-from apps.accounts.views import DashboardView
 from apps.core.api_docs import CachedSchemaView
+from apps.core.dashboard import DashboardView
 from apps.core.pickers import pick
 from apps.core.views_health import health
 

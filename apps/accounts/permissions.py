@@ -1,6 +1,5 @@
 """Role checks for the API and the browser, both reading `roles.CAPABILITIES`."""
 
-from django.contrib.auth.mixins import AccessMixin
 from rest_framework import permissions
 
 
@@ -24,17 +23,3 @@ class RolePermission(permissions.BasePermission):
         if capability is None:
             capability = capabilities["read" if request.method in permissions.SAFE_METHODS else "write"]
         return user.can(capability)
-
-
-class CapabilityRequiredMixin(AccessMixin):
-    """Browser views: `capability = "catalog.edit"`; anonymous users go to the login page."""
-
-    capability: str = ""
-
-    def dispatch(self, request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return self.handle_no_permission()
-        if not request.user.can(self.capability):
-            self.raise_exception = True
-            return self.handle_no_permission()
-        return super().dispatch(request, *args, **kwargs)

@@ -6,8 +6,7 @@ from django.urls import reverse, reverse_lazy
 from django.views import View
 from django.views.generic import CreateView, DetailView, FormView, TemplateView, UpdateView
 
-from apps.catalog.models import Part, PartCategory
-from apps.core.models import AuditEvent
+from apps.core.access import CapabilityRequiredMixin
 from apps.core.scoping import CHANGE
 from apps.core.views import (
     AuditTrailMixin,
@@ -21,50 +20,6 @@ from . import services
 from .filters import OrganisationFilter
 from .forms import ApiTokenForm, ConnectionForm, ContactForm, OrganisationForm, RegistrationForm
 from .models import ApiToken, Connection, Organisation, OrganisationKind
-from .permissions import CapabilityRequiredMixin
-
-
-class DashboardView(CapabilityRequiredMixin, TemplateView):
-    capability = "dashboard.view"
-    template_name = "dashboard.html"
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        user = self.request.user
-        parts = Part.objects.visible_to(user)
-        labels = dict(PartCategory.choices)
-        context["parts_total"] = parts.count()
-        context["parts_by_category"] = [
-            {
-                "category": row["category"],
-                "label": labels.get(row["category"], row["category"]),
-                "count": row["n"],
-            }
-            for row in parts.values("category").annotate(n=Count("id")).order_by("-n")
-        ]
-        context["organisations_total"] = Organisation.objects.visible_to(user).count()
-        context["active_tokens"] = ApiToken.objects.active().filter(user=user).count()
-        if user.can("shipments.view"):
-            from apps.shipments.models import Shipment
-            from apps.shipments.selectors import late_q
-
-            shipments = Shipment.objects.visible_to(user).exclude(status__in=["delivered", "cancelled"])
-            context["shipment_tiles"] = [
-                ("open shipments", shipments.count(), reverse("shipments:shipment-list")),
-                (
-                    "on hold",
-                    shipments.filter(status="on_hold").count(),
-                    reverse("shipments:shipment-list") + "?status=on_hold",
-                ),
-                (
-                    "late",
-                    shipments.filter(late_q()).count(),
-                    reverse("shipments:shipment-list") + "?late=true",
-                ),
-            ]
-        if user.is_operator_staff:
-            context["recent_activity"] = list(AuditEvent.objects.select_related("content_type")[:12])
-        return context
 
 
 class OrganisationListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):

@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from apps.accounts.permissions import CapabilityRequiredMixin
 from apps.catalog.models import Part
 from apps.core import exports
+from apps.core.access import CapabilityRequiredMixin
 from apps.core.disclosure import person_label
 from apps.core.scoping import CHANGE
 from apps.core.views import FilteredListMixin, add_service_errors, safe_next

@@ -9,9 +9,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponseRedirect
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from apps.accounts.permissions import CapabilityRequiredMixin
-
 from . import exports
+from .access import CapabilityRequiredMixin
 from .disclosure import events_for
 from .filters import scope_filter_choices
 from .models import AuditEvent

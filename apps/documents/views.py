@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views import View
 
-from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.core.access import CapabilityRequiredMixin
 from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import CreateView, TemplateView, UpdateView
 
-from apps.accounts.permissions import CapabilityRequiredMixin
+from apps.core.access import CapabilityRequiredMixin
 from apps.core.disclosure import events_for
 from apps.core.models import AuditEvent, TaskRecord
 from apps.core.scoping import CHANGE, VIEW
