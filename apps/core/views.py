@@ -13,6 +13,7 @@ from . import exports
 from .access import CapabilityRequiredMixin
 from .disclosure import events_for
 from .filters import scope_filter_choices
+from .pickers import use_search_pickers
 from .models import AuditEvent
 from .scoping import VIEW
 
@@ -59,6 +60,7 @@ class FilteredListMixin:
             self.request.GET or None, queryset=self.get_queryset(), request=self.request
         )
         scope_filter_choices(filterset, self.request.user)
+        use_search_pickers(filterset.form)  # an object filter is a search box, as in the forms
         return filterset
 
     # Export of what the filter shows (every matching row, not one page), `?export=csv` or

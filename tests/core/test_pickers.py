@@ -137,3 +137,10 @@ def test_every_single_object_field_of_the_browser_forms_is_a_picker(make_form, c
     for name in single:
         assert isinstance(form.fields[name].widget, SearchSelect), name
         assert "data-picker=" in str(form[name]), name
+
+
+def test_an_object_filter_of_a_list_is_a_picker_too(parts, coordinator, browser_as):
+    page = browser_as(coordinator).get("/parts/")
+    field = page.context["filterset"].form["manufacturer"]
+    assert isinstance(field.field.widget, SearchSelect)
+    assert 'data-picker="inline"' in str(field)
