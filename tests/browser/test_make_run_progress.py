@@ -19,7 +19,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import pytest
 
 from apps.core.management.commands.load_demo import DEFAULT_PASSWORD
 from tests.conftest import chromium_path, require
-from tests.core.local_worker_scenario import _children, _free_port
+from tests.core.run_local_process import RunLocal
 
 from .test_catalogue_flow import CHROMIUM_ARGS, SCREENSHOTS
 
@@ -77,57 +76,6 @@ def _manage(env: dict, *args: str, timeout: float = 120) -> str:
     return done.stdout
 
 
-class MakeRun:
-    """`manage.py run_local` as `make run` starts it, its output collected."""
-
-    def __init__(self, env: dict):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            # No beat: its schedule file is the work tree's (var/), and the outbox sweep it sends
-            # has nothing to do here. No reloader: an edit elsewhere in the work tree must not
-            # restart the web server under the test.
-            [sys.executable, "manage.py", "run_local", f"127.0.0.1:{self.port}", "--no-beat", "--noreload"],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )  # fmt: skip
-        self.lines: list[str] = []
-        self.reader = threading.Thread(
-            target=lambda: self.lines.extend(iter(self.process.stdout.readline, "")), daemon=True
-        )
-        self.reader.start()
-
-    @property
-    def output(self) -> str:
-        return "".join(self.lines)
-
-    def wait_until_started(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            out = self.output
-            if "rackpass-local@" in out and " ready." in out and "Quit the server" in out:
-                return
-            assert self.process.poll() is None, out
-            time.sleep(0.2)
-        raise AssertionError("run_local did not start:\n" + self.output)
-
-    def worker_pid(self) -> int:
-        for pid in _children(self.process.pid):
-            if b"celery" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                return pid
-        raise AssertionError("no worker under run_local:\n" + self.output)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # Ctrl-C
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.reader.join(timeout=5)
-        return self.process.returncode
-
-
 @pytest.mark.browser
 def test_generate_all_under_make_run_reaches_100_percent_and_the_list_refreshes_itself(tmp_path):
     require(chromium_path() is not None, "Chromium (apt-get install chromium)")
@@ -149,7 +97,7 @@ def test_generate_all_under_make_run_reaches_100_percent_and_the_list_refreshes_
         [sys.executable, "manage.py", "load_demo"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    run = MakeRun(env)
+    run = RunLocal(env, "--noreload")  # an edit elsewhere in the work tree must not restart it
     worker = None
     try:
         demo_output, _ = demo.communicate(timeout=180)
