@@ -14,7 +14,6 @@ check fails (say, the query count of a page grows with the rows) or a benchmark 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import importlib
 import os
@@ -119,37 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-@contextlib.contextmanager
 def _audit_truncate_allowed():
-    """Let flush empty the audit log on PostgreSQL, as the test suite's flush does
-    (tests/conftest.py): its append-only trigger refuses TRUNCATE (apps/core/migrations/0006), so
-    the trigger is switched off and on again around it, in the flush's own transaction. A
-    benchmark that writes through the services (load_demo) leaves audit events behind."""
-    from django.db import connection
+    """Let flush empty the audit log on PostgreSQL, as the test suite's flush does: a benchmark
+    that writes through the services (load_demo) leaves audit events behind."""
+    from apps.core.db_guards import flush_past_truncate_guards
 
-    if connection.vendor != "postgresql":
-        yield
-        return
-    from django.db.backends.postgresql.operations import DatabaseOperations
-
-    table, trigger = "core_auditevent", "core_auditevent_no_truncate"
-    original = DatabaseOperations.sql_flush
-
-    def sql_flush(self, style, tables, **kwargs):
-        statements = original(self, style, tables, **kwargs)
-        if statements and table in tables:
-            statements = [
-                f"ALTER TABLE {table} DISABLE TRIGGER {trigger};",
-                *statements,
-                f"ALTER TABLE {table} ENABLE TRIGGER {trigger};",
-            ]
-        return statements
-
-    DatabaseOperations.sql_flush = sql_flush
-    try:
-        yield
-    finally:
-        DatabaseOperations.sql_flush = original
+    return flush_past_truncate_guards()
 
 
 def _title(module) -> str:

@@ -38,25 +38,11 @@ def _flush_past_the_audit_truncate_guard():
     TRUNCATE, which the audit log's trigger refuses (apps/core/migrations/0006). Django's flush
     for PostgreSQL is wrapped here to switch that one trigger off and on again in the same
     transaction, as the table's owner (the test database's owner, `postgres` in CI) may: no
-    other session sees the log unguarded, and the application itself has no such switch.
+    other session sees the log unguarded (apps/core/db_guards.py; the application never opens it).
     """
-    from django.db.backends.postgresql.operations import DatabaseOperations
+    from apps.core.db_guards import flush_past_truncate_guards
 
-    table, trigger = "core_auditevent", "core_auditevent_no_truncate"
-    original = DatabaseOperations.sql_flush
-
-    def sql_flush(self, style, tables, **kwargs):
-        statements = original(self, style, tables, **kwargs)
-        if statements and table in tables:
-            statements = [
-                f"ALTER TABLE {table} DISABLE TRIGGER {trigger};",
-                *statements,
-                f"ALTER TABLE {table} ENABLE TRIGGER {trigger};",
-            ]
-        return statements
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
+    with flush_past_truncate_guards():
         yield
 
 
