@@ -2,17 +2,15 @@
 package added from the packages section, which comes back open after every save, quantities
 picked and serials ticked, never typed; a refused package keeps the focus on the field in error."""
 
-import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 
-from apps.accounts.roles import Role
 from apps.shipments import services
-from apps.shipments.models import LineSerial, Package, Site
-from tests.factories import PASSWORD, OperatorFactory, OrganisationFactory, PartFactory, UserFactory
+from apps.shipments.models import LineSerial, Package
+from tests.factories import PASSWORD, PartFactory
 
+from .conftest import draft_to_chennai
 from .test_catalogue_flow import SCREENSHOTS, page  # noqa: F401  (the Chromium fixture)
 
 
@@ -20,34 +18,10 @@ from .test_catalogue_flow import SCREENSHOTS, page  # noqa: F401  (the Chromium 
 def test_a_coordinator_packs_nine_packages_with_the_picker(page, live_server, transactional_db):  # noqa: F811
     from playwright.sync_api import expect
 
-    operator = OperatorFactory()
-    coordinator = UserFactory(username="sam", role=Role.COORDINATOR, organisation=operator)
-    supplier = OrganisationFactory(legal_name="Taiwan Servers Co.", country="TW")
-    customer = OrganisationFactory(kind="customer", legal_name="Chennai AI Compute", country="IN")
-    factory = Site.objects.create(
-        owner=operator, name="Guishan", kind="factory", city="Taoyuan", country="TW"
-    )
-    dc = Site.objects.create(
-        owner=operator, name="Siruseri DC1", kind="data_centre", city="Chennai", country="IN"
-    )
+    shipment = draft_to_chennai()
     server = PartFactory(part_number="DGX-H100", name="DGX H100", unit_weight_kg=Decimal("130"))
     cable = PartFactory(
         part_number="MCP4Y10", name="DAC 2 m", is_serialised=False, unit_weight_kg=Decimal("0.6")
-    )
-    today = timezone.localdate()
-    shipment = services.shipment_create(
-        actor=coordinator,
-        fields={
-            "origin": factory,
-            "destination": dc,
-            "incoterm": "DAP",
-            "incoterm_place": "Siruseri DC1",
-            "mode": "air",
-            "end_use": "AI training cluster",
-            "ready_date": today,
-            "required_by": today + dt.timedelta(days=30),
-        },
-        parties={"shipper": supplier, "consignee": customer},
     )
     serials = [f"QT{n:04d}" for n in range(1, 10)]
     services.line_add(shipment=shipment, part=server, quantity=9, serials=serials)

@@ -1,16 +1,11 @@
 """Issue 12, "pick, don't type": an object field is a search box in real Chromium. A long catalogue
 is searched on the server as the user types (apps/core/pickers.py); a short list in the page."""
 
-import datetime as dt
-
 import pytest
-from django.utils import timezone
 
-from apps.accounts.roles import Role
-from apps.shipments import services
-from apps.shipments.models import Site
-from tests.factories import PASSWORD, OperatorFactory, OrganisationFactory, PartFactory, UserFactory
+from tests.factories import PASSWORD, PartFactory
 
+from .conftest import draft_to_chennai
 from .test_catalogue_flow import SCREENSHOTS, page  # noqa: F401  (the Chromium fixture)
 
 
@@ -24,34 +19,10 @@ def test_a_coordinator_finds_a_part_by_typing_and_picks_a_leg_from_the_list(
     from playwright.sync_api import expect
 
     settings.PICKER_INLINE_LIMIT = 3  # the catalogue below is "long": searched on the server
-    operator = OperatorFactory()
-    UserFactory(username="sam", role=Role.COORDINATOR, organisation=operator)
-    supplier = OrganisationFactory(legal_name="Taiwan Servers Co.", country="TW")
-    customer = OrganisationFactory(kind="customer", legal_name="Chennai AI Compute", country="IN")
-    factory = Site.objects.create(
-        owner=operator, name="Guishan", kind="factory", city="Taoyuan", country="TW"
-    )
-    dc = Site.objects.create(
-        owner=operator, name="Siruseri DC1", kind="data_centre", city="Chennai", country="IN"
-    )
+    shipment = draft_to_chennai()
     for n in range(6):
         PartFactory(part_number=f"CBL-{n}", name=f"Cable {n}", is_serialised=False)
     switch = PartFactory(part_number="MQM9790-NS2F", name="Quantum-2 switch", is_serialised=False)
-    today = timezone.localdate()
-    shipment = services.shipment_create(
-        actor=operator.users.first(),
-        fields={
-            "origin": factory,
-            "destination": dc,
-            "incoterm": "DAP",
-            "incoterm_place": "Siruseri DC1",
-            "mode": "air",
-            "end_use": "AI training cluster",
-            "ready_date": today,
-            "required_by": today + dt.timedelta(days=30),
-        },
-        parties={"shipper": supplier, "consignee": customer},
-    )
 
     page.goto(f"{live_server.url}/login/")
     page.get_by_label("Username").fill("sam")
