@@ -4,6 +4,7 @@
     python bench/run.py                 # every benchmark
     python bench/run.py parts_api       # only bench/bench_parts_api.py (several names allowed)
     python bench/run.py freight         # a 3,000-line, 3-leg consolidation's freight options and page
+    python bench/run.py stock_import    # 100,000 serials imported from CSV, beside COPY and a save() loop
     python bench/run.py --list          # the benchmarks there are
 
 SQLite by default (an in-memory test database); PostgreSQL when DATABASE_URL is set. Timings are

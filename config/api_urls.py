@@ -8,6 +8,8 @@ from apps.catalog.api import views as catalog
 from apps.compliance.api import views as compliance
 from apps.documents import api as documents
 from apps.shipments.api import views as shipments
+from apps.warehouse.api import views as warehouse
+from apps.warehouse.api.imports import SerialImportViewSet
 
 app_name = "api"
 
@@ -42,6 +44,19 @@ router.register("party-blocks", compliance.PartyBlockViewSet, basename="party-bl
 router.register("compliance-checks", compliance.ComplianceCheckViewSet, basename="compliance-check")
 router.register("hold-reasons", compliance.HoldReasonViewSet, basename="hold-reason")
 router.register("documents", documents.DocumentViewSet, basename="document")
+router.register("units", warehouse.UnitViewSet, basename="unit")
+router.register("stock/locations", warehouse.LocationViewSet, basename="stock-location")
+router.register("stock/lots", warehouse.LotViewSet, basename="stock-lot")
+router.register("stock/movements", warehouse.MovementViewSet, basename="stock-movement")
+router.register("stock/on-hand", warehouse.OnHandViewSet, basename="stock-on-hand")
+router.register("stock/receipts", warehouse.ReceiptViewSet, basename="stock-receipt")
+router.register("stock/moves", warehouse.MoveViewSet, basename="stock-move")
+router.register("stock/adjustments", warehouse.AdjustmentViewSet, basename="stock-adjustment")
+router.register("stock/counts", warehouse.CountViewSet, basename="stock-count")
+router.register("stock/allocations", warehouse.AllocationViewSet, basename="stock-allocation")
+router.register("stock/picks", warehouse.PickViewSet, basename="stock-pick")
+router.register("stock/dispatches", warehouse.DispatchViewSet, basename="stock-dispatch")
+router.register("stock/imports", SerialImportViewSet, basename="stock-import")
 
 
 def _nested(prefix: str, viewset, basename: str) -> list:

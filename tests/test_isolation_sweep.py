@@ -45,10 +45,11 @@ from rest_framework.request import Request
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiToken, Connection, Organisation
-from apps.catalog.models import Manufacturer, Part
+from apps.catalog.models import Manufacturer, Part, Unit
 from apps.compliance.models import HoldReason, Licence, PartyBlock, ScreeningHit, ScreeningList
 from apps.documents.models import Document
 from apps.shipments.models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
+from apps.warehouse.models import Discrepancy, Location
 
 from .world import MARK, PUBLIC_KWARGS, World, build_world, kwarg_value, view_model
 
@@ -74,6 +75,10 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "shipments:leg-remove": Leg,
     "compliance:licence-edit": Licence,
     "compliance:licence-expire": Licence,
+    "warehouse:unit-detail": Unit,
+    "warehouse:location-detail": Location,
+    "warehouse:location-count": Location,
+    "warehouse:discrepancy-resolve": {"pk": Discrepancy},
 }
 
 # Objects no organisation owns: every user reads the same ones, so there is nothing to isolate.

@@ -4,7 +4,8 @@
 Organisation A owns one of every kind of object a partner can own or be named on — private parts,
 a site, a shipment with lines, packages, legs, events, a compliance check (with line and party
 results, hold reasons, a screening hit and a block), documents, a licence, screenings, contacts,
-registrations, API tokens and a task — all built through the services, as the app builds them.
+registrations, API tokens, a task, and warehouse stock (a location, a unit, a lot and their ledger
+rows) — all built through the services, as the app builds them.
 Organisation B, a second partner, owns a little of its own (so its lists are not trivially
 empty). Every text A owns carries `MARK`, so a response that shows any of it is easy to spot.
 """
@@ -22,7 +23,7 @@ from django.utils import timezone
 from apps.accounts import services as account_services
 from apps.accounts.models import ApiToken, Contact, Organisation, OrganisationKind, Registration, User
 from apps.accounts.roles import Role
-from apps.catalog.models import Part
+from apps.catalog.models import Part, Unit
 from apps.compliance import services as compliance
 from apps.compliance.models import (
     ComplianceCheck,
@@ -46,6 +47,16 @@ from apps.shipments.models import (
     ShipmentLine,
     Site,
     TrackingEvent,
+)
+from apps.warehouse import services as warehouse
+from apps.warehouse.models import (
+    Discrepancy,
+    Location,
+    Lot,
+    Movement,
+    Receipt,
+    SerialImport,
+    UnitPlacement,
 )
 
 from .factories import OperatorFactory, OrganisationFactory, PartFactory, UserFactory
@@ -254,6 +265,35 @@ def build_world() -> World:
         shipment=shipment, doc_type="commercial_invoice", actor=coordinator
     )
     screening = compliance.adhoc_screen(names=[f"{MARK} prospective partner"], actor=user_a)
+    # Warehouse stock of A at the operator's warehouse: a location only A's stock is in, a server
+    # received there and a lot of A's cables (issue 13).
+    warehouse_site = Site.objects.create(
+        owner=operator, name="World warehouse Singapore", kind="warehouse", city="Singapore", country="SG"
+    )
+    cable = PartFactory(
+        owner=org_a,
+        part_number=f"{MARK}-CBL-2M",
+        name=f"{MARK} DAC cable",
+        category="cable",
+        hs_code="854442",
+        is_serialised=False,
+    )
+    location = warehouse.location_create(site=warehouse_site, zone=MARK, aisle="01")
+    [stocked] = warehouse.units_receive(
+        location=location, part=server, serials=[f"{MARK}-W1"], owner=org_a, actor=coordinator
+    )
+    lot = warehouse.lot_receive(location=location, part=cable, quantity=40, owner=org_a, actor=coordinator)
+    # A receipt of A's shipment with a discrepancy, and an import of serials A's user uploaded.
+    receipt = Receipt.objects.create(
+        reference="RCV-2026-900001", shipment=shipment, location=location, received_at=timezone.now(),
+        customs_reference=f"{MARK}-BOND",
+    )  # fmt: skip
+    discrepancy = Discrepancy.objects.create(
+        receipt=receipt, kind="extra", serial=f"{MARK}-EXTRA-1", resolution=""
+    )
+    serial_import = SerialImport.objects.create(
+        site=warehouse_site, owner=org_a, file_name=f"{MARK}-serials.csv", created_by=user_a
+    )
     task = TaskRecord.objects.create(
         task_id="zqxa-task-0001",
         kind="compliance check",
@@ -321,7 +361,7 @@ def build_world() -> World:
             ApiToken: [token_a],
             Registration: registrations,
             Contact: [contact],
-            Part: [server, gpu],
+            Part: [server, gpu, cable],
             PartClassification: list(PartClassification.objects.filter(part__in=[server, gpu])),
             Site: [site_a],
             Shipment: [shipment],
@@ -337,6 +377,14 @@ def build_world() -> World:
             Screening: [screening, *Screening.objects.filter(organisation__in=[org_a, customer_a, listed_a])],
             Document: [document],
             TaskRecord: [task],
+            Location: [location],
+            Unit: [stocked, *Unit.objects.filter(owner=org_a).exclude(pk=stocked.pk).order_by("pk")],
+            UnitPlacement: list(UnitPlacement.objects.filter(unit__owner=org_a)),
+            Lot: [lot],
+            Movement: list(Movement.objects.filter(owner=org_a).order_by("pk")),
+            Receipt: [receipt],
+            Discrepancy: [discrepancy],
+            SerialImport: [serial_import],
         },
     )
     world.references = [
@@ -374,6 +422,8 @@ def kwarg_value(world: World, view_class, name: str, *, model: type[models.Model
         return world.first(Shipment).reference
     if name == "task_id":
         return world.task_id
+    if name == "receipt":  # a warehouse receipt's reference (RCV-…)
+        return world.first(Receipt).reference
     if name in ("pk", "id") or name.endswith("_pk"):
         model = model or view_model(view_class)
         obj = world.first(model) if model else None

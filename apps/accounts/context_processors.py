@@ -9,6 +9,7 @@ _NAV = [
     ("Compliance", "compliance:queue", "compliance.review"),
     ("Licences", "compliance:licences", "compliance.view"),
     ("Screening", "compliance:lists", "compliance.view"),
+    ("Stock", "warehouse:stock-list", "stock.view"),
     ("Sites", "shipments:site-list", "sites.view"),
     ("Freight rates", "shipments:rate-list", "freight.rates.view"),
     ("Organisations", "accounts:organisation-list", "organisations.view"),

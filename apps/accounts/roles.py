@@ -55,6 +55,14 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     # The carrier rate table is the operator's: partners never read its rates (issue 11).
     "freight.rates.view": STAFF_ROLES,
     "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    # Warehouse stock (issue 13). Partners see the stock they own or that is held for them.
+    "stock.view": ALL_ROLES,
+    # Receive, put away, move, count, pick, pack and ship: the warehouse floor.
+    "stock.operate": frozenset({Role.WAREHOUSE_OPERATOR, Role.ADMIN}),
+    # Allocate stock to an outbound shipment's lines (and release it): planning, on the floor or not.
+    "stock.allocate": frozenset({Role.COORDINATOR, Role.WAREHOUSE_OPERATOR, Role.ADMIN}),
+    # Import serials in bulk, keep the warehouse's locations.
+    "stock.manage": frozenset({Role.WAREHOUSE_OPERATOR, Role.COORDINATOR, Role.ADMIN}),
 }
 
 

@@ -13,8 +13,8 @@ from . import exports
 from .access import CapabilityRequiredMixin
 from .disclosure import events_for
 from .filters import scope_filter_choices
-from .pickers import use_search_pickers
 from .models import AuditEvent
+from .pickers import use_search_pickers
 from .scoping import VIEW
 
 

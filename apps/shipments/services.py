@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max, Sum
+from django.db.models import Max, ProtectedError, Sum
 from django.utils import timezone
 
 from apps.accounts.models import Connection, Organisation, OrganisationKind, User
@@ -285,7 +285,14 @@ def line_update(*, line: ShipmentLine, fields: dict[str, Any], actor: User | Non
 @transaction.atomic
 def line_remove(*, line: ShipmentLine) -> None:
     _require_draft(line.shipment, "lines change")
-    line.delete()
+    try:
+        line.delete()
+    except ProtectedError as exc:
+        # Another app's record holds on to the line (warehouse stock allocated to it …): refused
+        # with what holds it, never a 500.
+        held_by = ", ".join(sorted({str(obj._meta.verbose_name_plural) for obj in exc.protected_objects}))
+        message = f"Line {line.line_number} is still referred to by {held_by}: release those first."
+        raise ValidationError({"line": message}) from exc
 
 
 @transaction.atomic
@@ -309,7 +316,7 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
     )
     if errors:
         raise ValidationError({"serials": errors})
-    units = units_for(part=line.part, serials=cleaned, owner_id=_unit_owner(line))
+    units = units_for(part=line.part, serials=cleaned, owner_id=goods_owner_id(line))
     _refuse_units_elsewhere(line, units)
     kept = set(line.serials.values_list("unit_id", flat=True))
     line.serials.exclude(unit__in=units).delete()
@@ -347,8 +354,9 @@ def _refuse_units_elsewhere(line: ShipmentLine, units: list) -> None:
         raise ValidationError({"serials": problems})
 
 
-def _unit_owner(line: ShipmentLine) -> int:
-    """Whose a new unit is: the line's own shipper, else the shipment's shipper, else its owner."""
+def goods_owner_id(line: ShipmentLine) -> int:
+    """Whose the goods of a line are (its new units, its pieces received into a warehouse): the
+    line's own shipper, else the shipment's shipper, else its owner."""
     if line.shipper_id:
         return line.shipper_id
     shipper = (

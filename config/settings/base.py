@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.catalog",
     "apps.shipments",
+    "apps.warehouse",
     "apps.compliance",
     "apps.documents",
 ]
@@ -323,6 +324,12 @@ SPECTACULAR_SETTINGS = {
         },
         {"name": "Licences", "description": "Export licences held and what is left of them."},
         {
+            "name": "Stock",
+            "description": "Warehouse stock: units (one per serialised box), locations, lots, the movement "
+            "ledger, on hand; receiving, moving, counting, allocating, picking and dispatching; bulk "
+            "imports of serials.",
+        },
+        {
             "name": "Screening",
             "description": "Restricted-party screening: list editions, ad hoc screenings, the review "
             "queue of hits and the parties blocked by a confirmed match.",
@@ -344,6 +351,7 @@ SPECTACULAR_SETTINGS = {
         "CountryEnum": "apps.core.countries.COUNTRY_CHOICES",
         "CurrencyEnum": "apps.core.countries.CURRENCY_CHOICES",
         "ShipmentStatusEnum": "apps.shipments.models.ShipmentStatus",
+        "UnitStatusEnum": "apps.catalog.models.UnitStatus",
         "OrganisationKindEnum": "apps.accounts.models.OrganisationKind",
         "SiteKindEnum": "apps.shipments.models.SiteKind",
         "TransportModeEnum": "apps.shipments.models.TransportMode",

@@ -212,6 +212,18 @@ WALK: dict[str, Walk] = {
     "freight.edit": Walk(
         url=lambda ctx: reverse("shipments:rate-create"), shown_on=lambda ctx: reverse("shipments:rate-list")
     ),
+    # The warehouse (issue 13): its lists, the flow forms offered above them, a new location.
+    "stock.view": Walk(url=lambda ctx: reverse("warehouse:stock-list"), shown_on=_menu),
+    "stock.operate": Walk(
+        url=lambda ctx: reverse("warehouse:receive"), shown_on=lambda ctx: reverse("warehouse:stock-list")
+    ),
+    "stock.allocate": Walk(
+        url=lambda ctx: reverse("warehouse:allocate"), shown_on=lambda ctx: reverse("warehouse:stock-list")
+    ),
+    "stock.manage": Walk(
+        url=lambda ctx: reverse("warehouse:location-create"),
+        shown_on=lambda ctx: reverse("warehouse:location-list"),
+    ),
 }
 
 # (capability, role) pairs that fail the walk today, with why: the test fails when one is fixed,

@@ -15,6 +15,7 @@ from apps.compliance import services as compliance
 from apps.documents import services as documents
 from apps.shipments import services as shipments
 from apps.shipments.models import Site
+from apps.warehouse import services as warehouse
 from tests.conftest import chromium_path, require
 from tests.factories import PASSWORD, UserFactory
 from tests.shipments.conftest import pack_all
@@ -174,6 +175,19 @@ def test_main_pages_fit_a_phone_open_the_menu_and_pass_axe(phone, live_server, t
     _log_in(page, base, "wes")
     visit("shipments-warehouse", "/shipments/", "Shipments")
     expect(page.get_by_role("link", name="New shipment")).to_have_count(0)
+    # The warehouse (issue 13): the stock list and a unit's page with its history.
+    hub = Site.objects.get(name="Rackpass Bonded Hub Singapore")
+    location = warehouse.location_create(site=hub, zone="A", aisle="01", rack="02", bin="03")
+    [unit] = warehouse.units_receive(
+        location=location,
+        part=dgx,
+        serials=["SN-PHONE-0001"],
+        owner=customer,
+        actor=None,
+        customs_reference="SG-TWH-2026-0042",
+    )
+    visit("stock", "/stock/", "Stock")
+    visit("stock-unit", f"/stock/units/{unit.pk}/", unit.serial)
 
     assert not problems, "\n".join(problems)
 

@@ -10,9 +10,10 @@ from django.test import Client
 from django.urls import resolve, reverse
 
 from apps.accounts.models import Organisation
-from apps.catalog.models import Part
+from apps.catalog.models import Part, Unit
 from apps.compliance.models import Licence
 from apps.shipments.models import ExchangeRate, FreightRate, Leg, Shipment
+from apps.warehouse.models import Location
 from tests.world import World, build_world
 
 
@@ -102,11 +103,29 @@ def _pages(world: World) -> dict[str, str]:
         "licence detail": reverse("compliance:licence", args=[licence.pk]),
         "licence edit": reverse("compliance:licence-edit", args=[licence.pk]),
         "EAR countries": reverse("compliance:countries"),
+        "stock lots": reverse("warehouse:lot-list"),
+        "stock locations": reverse("warehouse:location-list"),
+        "stock movements": reverse("warehouse:movement-list"),
+        "new location": reverse("warehouse:location-create"),
+        "stock location": reverse("warehouse:location-detail", args=[world.first(Location).pk]),
+        "location count": reverse("warehouse:location-count", args=[world.first(Location).pk]),
+        "unit detail": reverse("warehouse:unit-detail", args=[world.first(Unit).pk]),
+        "receive stock": reverse("warehouse:receive"),
+        "move stock": reverse("warehouse:move"),
+        "allocate stock": reverse("warehouse:allocate"),
+        "pick stock": reverse("warehouse:pick"),
+        "ship a line": reverse("warehouse:ship"),
     }
 
 
 # The top-level pages (the menu's) carry no trail.
-TOP_LEVEL = ("dashboard", "shipments:shipment-list", "catalog:part-list", "compliance:licences")
+TOP_LEVEL = (
+    "dashboard",
+    "shipments:shipment-list",
+    "catalog:part-list",
+    "compliance:licences",
+    "warehouse:stock-list",
+)
 
 
 def test_each_page_below_the_top_level_has_a_trail_to_itself(world):

@@ -24,7 +24,8 @@ def tiles(page) -> dict[str, int]:
 def test_each_app_puts_its_tiles_and_panels_on_the_dashboard(catalogue, coordinator, browser_as):
     page = browser_as(coordinator).get("/")
     assert list(tiles(page)) == [
-        "open shipments", "on hold", "late", "parts in the catalogue", "organisations", "active API tokens",
+        "open shipments", "on hold", "late", "units in stock", "in bond", "quarantined",
+        "parts in the catalogue", "organisations", "active API tokens",
     ]  # fmt: skip
     assert tiles(page)["parts in the catalogue"] == 4
     assert [card.title for card in page.context["panels"]] == ["Catalogue by category", "Recent activity"]

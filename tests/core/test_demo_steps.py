@@ -11,6 +11,7 @@ def test_the_apps_steps_run_in_their_order():
         "catalog",
         "compliance reference",  # registered after shipments, but ordered before it
         "shipments",
+        "warehouse",
         "compliance shipments",
     ]
 

@@ -1,0 +1,139 @@
+"""Browser forms of receiving against an advance notice (apps/warehouse/receipts.py)."""
+
+from __future__ import annotations
+
+import django_filters
+from django import forms
+from django.db.models import Q
+
+from apps.core.forms import ScopedChoicesFormMixin
+from apps.core.search import SearchTermsFilter
+from apps.core.sorting import SortFilter
+from apps.shipments.forms import split_list
+from apps.shipments.models import Leg, Package, Shipment
+
+from .models import Location
+from .pickers import location_label
+from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
+
+
+class ReceiptForm(ScopedChoicesFormMixin, forms.Form):
+    """What arrived of one inbound shipment: the dock it came to, the serials scanned (a scanner
+    types one per line), the damaged ones, and the pieces counted of each non-serialised line."""
+
+    location = forms.ModelChoiceField(queryset=Location.objects.none(), label="Received at")
+    leg = forms.ModelChoiceField(
+        queryset=Leg.objects.none(),
+        required=False,
+        help_text="For a consolidation: the inbound leg that arrived. Leave empty for the whole shipment.",
+    )
+    customs_reference = forms.CharField(
+        max_length=50,
+        required=False,
+        help_text="The bonded-warehouse receipt or entry number (bonded sites).",
+    )
+    scanned = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "autocomplete": "off", "spellcheck": "false"}),
+        label="Serials scanned",
+        help_text="One per line (or separated by commas), as the scanner types them.",
+    )
+    damaged = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "autocomplete": "off", "spellcheck": "false"}),
+        label="Damaged serials",
+        help_text="Received into quarantine, each an open discrepancy.",
+    )
+
+    def __init__(self, *args, shipment: Shipment | None = None, user=None, **kwargs):
+        super().__init__(*args, user=user, **kwargs)
+        self.shipment = shipment
+        self.count_fields = []
+        if shipment is None:  # no shipment, nothing to receive: every choice empty
+            self.fields["location"].queryset = Location.objects.none()
+            return
+        # Where this shipment (or one of its legs) ends: the locations of those warehouses.
+        ends = {shipment.destination_id, *shipment.legs.values_list("destination_id", flat=True)}
+        self.fields["location"].queryset = (
+            Location.objects.filter(site_id__in=ends, is_active=True)
+            .select_related("site")
+            .order_by("site__name", "zone", "aisle", "rack", "bin")
+        )
+        self.fields["location"].label_from_instance = location_label
+        self.fields["leg"].queryset = shipment.legs.select_related("origin", "destination").order_by(
+            "sequence"
+        )
+        self.count_fields = []
+        for line in shipment.lines.select_related("part").order_by("line_number"):
+            if line.part.is_serialised:
+                continue
+            name = f"count_{line.pk}"
+            self.fields[name] = forms.IntegerField(
+                min_value=0,
+                max_value=10_000_000,
+                required=False,
+                label=f"Line {line.line_number}: {line.part.part_number} pieces counted",
+                help_text=f"{line.quantity} expected.",
+            )
+            self.count_fields.append((line, name))
+
+    def clean_scanned(self):
+        return split_list(self.cleaned_data["scanned"])
+
+    def clean_damaged(self):
+        return split_list(self.cleaned_data["damaged"])
+
+    def counted(self) -> dict[int, int]:
+        return {line.pk: self.cleaned_data.get(name) or 0 for line, name in self.count_fields}
+
+
+class ResolveForm(forms.Form):
+    resolution = forms.CharField(
+        max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), help_text="Kept with the receipt."
+    )
+    found = forms.BooleanField(required=False, label="The unit turned up: receive it now")
+    release = forms.BooleanField(required=False, label="Passed inspection: out of quarantine")
+
+    def __init__(self, *args, discrepancy: Discrepancy, **kwargs):
+        super().__init__(*args, prefix=f"d{discrepancy.pk}", **kwargs)
+        if discrepancy.kind != DiscrepancyKind.MISSING:
+            del self.fields["found"]
+        if discrepancy.kind != DiscrepancyKind.DAMAGED:
+            del self.fields["release"]
+
+
+class ReceiptFilter(django_filters.FilterSet):
+    q = SearchTermsFilter(method="search", label="Receipt or shipment")
+    status = django_filters.ChoiceFilter(choices=ReceiptStatus.choices, empty_label="Any")
+    sort = SortFilter(fields=(("received_at", "received_at"), ("reference", "reference")))
+
+    class Meta:
+        model = Receipt
+        fields = ["status"]
+
+    def search(self, queryset, name, terms):
+        for term in terms.split():
+            queryset = queryset.filter(Q(reference__icontains=term) | Q(shipment__reference__icontains=term))
+        return queryset
+
+
+class PackForm(forms.ModelForm):
+    """A package of picked units: tick them, give the box's sizes and weights."""
+
+    units = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, label="Picked units")
+
+    class Meta:
+        model = Package
+        fields = ["package_type", "length_cm", "width_cm", "height_cm", "gross_kg", "net_kg", "marks"]
+
+    def __init__(self, *args, placements=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.placements = {str(p.unit_id): p for p in placements}
+        self.fields["units"].choices = [(key, self._label(p)) for key, p in self.placements.items()]
+
+    @staticmethod
+    def _label(p) -> str:
+        return f"{p.unit.serial}: line {p.line.line_number}, {p.line.part.part_number}, at {p.location.code}"
+
+    def chosen_units(self):
+        return [self.placements[key].unit for key in self.cleaned_data["units"]]

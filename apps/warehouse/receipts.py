@@ -1,0 +1,242 @@
+"""Receiving an inbound shipment (or one leg of a consolidation) against its advance notice — its
+lines and their serials — and resolving what did not match (issue 13).
+
+What was scanned and expected is received into stock (`services.units_receive` / `lot_receive`:
+the ledger, customs status by the site); a damaged unit is received and quarantined; a missing
+serial, an extra one, or a lot counted short or over is a discrepancy that stays open until a
+person resolves it. The shipment's status moves through the shipments' own event service (an
+arrival at a hub, or the delivery at its destination), never around it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.accounts.models import Organisation, User
+from apps.catalog.models import UnitStatus
+from apps.core.sequences import next_reference
+from apps.shipments import services as shipments
+from apps.shipments.models import EventCode, Leg, LineSerial, Shipment, ShipmentStatus
+from apps.shipments.services import goods_owner_id
+
+from . import services
+from .engines.unit_flow import Status
+from .models import Location
+from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
+
+# A shipment is received once it has left: not while it is planned, held or cancelled.
+RECEIVABLE = frozenset(
+    {ShipmentStatus.BOOKED, ShipmentStatus.IN_TRANSIT, ShipmentStatus.AT_CUSTOMS, ShipmentStatus.CLEARED}
+)
+
+
+def _serial_list(serials, field: str) -> list[str]:
+    cleaned = [s.strip() for s in serials or () if s and s.strip()]
+    seen: set[str] = set()
+    repeated = sorted({s for s in cleaned if s.lower() in seen or seen.add(s.lower())})
+    if repeated:
+        raise ValidationError({field: f"Scanned twice: {', '.join(repeated[:10])}."})
+    return cleaned
+
+
+@transaction.atomic
+def receipt_record(
+    *,
+    shipment: Shipment,
+    location: Location,
+    scanned: list[str],
+    actor: User | None,
+    damaged: list[str] | None = None,
+    counted: dict[int, int] | None = None,
+    leg: Leg | None = None,
+    customs_reference: str = "",
+    received_at: dt.datetime | None = None,
+) -> Receipt:
+    """Receive `shipment` (or its inbound `leg`) at `location`'s warehouse: `scanned` serials,
+    `damaged` serials (received into quarantine), `counted` pieces per non-serialised line id."""
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    if shipment.status not in RECEIVABLE:
+        raise ValidationError(
+            {"shipment": f"{shipment.reference} is {shipment.get_status_display().lower()}: a shipment is "
+             "received once it has left (booked, in transit, at customs or cleared)."}
+        )  # fmt: skip
+    site_id = location.site_id
+    if leg is not None:
+        if leg.shipment_id != shipment.pk:
+            raise ValidationError({"leg": f"Leg {leg.sequence} is not a leg of {shipment.reference}."})
+        if leg.destination_id != site_id:
+            raise ValidationError(
+                {"leg": f"Leg {leg.sequence} ends at {leg.destination}, not at {location.site}."}
+            )
+        lines = list(leg.lines.select_related("part")) or list(shipment.lines.select_related("part"))
+    else:
+        if shipment.destination_id != site_id:
+            raise ValidationError(
+                {"location": f"{shipment.reference} goes to {shipment.destination}, not to {location.site}: "
+                 "receive the leg that ends here."}
+            )  # fmt: skip
+        lines = list(shipment.lines.select_related("part"))
+    damaged_list = _serial_list(damaged, "damaged")
+    scanned_list = _serial_list(list(scanned or ()) + damaged_list, "scanned")
+    counted = {int(k): v for k, v in (counted or {}).items()}
+    if any(int(v) < 0 for v in counted.values()):
+        raise ValidationError({"counted": "A count cannot be negative."})
+    line_ids = {line.pk for line in lines}
+    if unknown := sorted(set(counted) - line_ids):
+        raise ValidationError({"counted": f"Not lines of this receipt: {', '.join(map(str, unknown))}."})
+
+    expected = {
+        row.unit.serial.lower(): row
+        for row in LineSerial.objects.filter(line_id__in=line_ids).select_related("unit", "line__part")
+    }
+    seen = {serial.lower(): serial for serial in scanned_list}
+    receipt = Receipt.objects.create(
+        reference=next_reference("RCV"),
+        shipment=shipment,
+        leg=leg,
+        location=location,
+        customs_reference=customs_reference.strip(),
+        received_by=actor,
+        received_at=received_at or timezone.now(),
+        expected_units=len(expected),
+    )
+    problems: list[Discrepancy] = []
+
+    # Serialised: what was expected and scanned goes into stock, grouped by part and owner.
+    groups: dict[tuple[int, int], list[LineSerial]] = defaultdict(list)
+    for key, row in expected.items():
+        if key in seen:
+            groups[(row.line.part_id, row.unit.owner_id)].append(row)
+        else:
+            problems.append(
+                Discrepancy(receipt=receipt, kind=DiscrepancyKind.MISSING, line=row.line, part=row.line.part,
+                            serial=row.unit.serial, unit=row.unit)
+            )  # fmt: skip
+    reason = f"Receipt {receipt.reference} of {shipment.reference}"
+    owners = {o.pk: o for o in Organisation.objects.filter(pk__in={owner for _, owner in groups})}
+    received = 0
+    for (_, owner_id), rows in groups.items():
+        services.units_receive(
+            location=location,
+            part=rows[0].line.part,
+            serials=[row.unit.serial for row in rows],
+            owner=owners[owner_id],
+            actor=actor,
+            customs_reference=customs_reference,
+            reason=reason,
+        )
+        received += len(rows)
+    for serial in damaged_list:
+        row = expected.get(serial.lower())
+        if row is None:
+            continue  # an extra one: recorded below, not taken into stock
+        services.unit_transition(
+            unit=row.unit, target=Status.QUARANTINED, actor=actor, reason=f"Damaged on {reason.lower()}"
+        )
+        problems.append(
+            Discrepancy(receipt=receipt, kind=DiscrepancyKind.DAMAGED, line=row.line, part=row.line.part,
+                        serial=row.unit.serial, unit=row.unit)
+        )  # fmt: skip
+    problems += [
+        Discrepancy(receipt=receipt, kind=DiscrepancyKind.EXTRA, serial=serial)
+        for key, serial in seen.items()
+        if key not in expected
+    ]
+
+    # Non-serialised lines: the pieces counted go into stock; short or over is a discrepancy.
+    for line in lines:
+        if line.part.is_serialised:
+            continue
+        count = int(counted.get(line.pk, 0))
+        if count:
+            services.lot_receive(
+                location=location,
+                part=line.part,
+                quantity=count,
+                owner=Organisation.objects.get(pk=goods_owner_id(line)),
+                actor=actor,
+                customs_reference=customs_reference,
+                reason=reason,
+            )
+        if count != line.quantity:
+            kind = DiscrepancyKind.SHORT if count < line.quantity else DiscrepancyKind.OVER
+            problems.append(
+                Discrepancy(
+                    receipt=receipt, kind=kind, line=line, part=line.part, quantity=abs(line.quantity - count)
+                )
+            )
+    Discrepancy.objects.bulk_create(problems)
+    receipt.received_units = received
+    receipt.status = ReceiptStatus.OPEN if problems else ReceiptStatus.CLOSED
+    receipt.save(update_fields=["received_units", "status", "updated_at"])
+
+    # The shipment's own record: delivered at its destination, or arrived at the hub.
+    if actor is not None:
+        delivered = shipment.destination_id == site_id
+        try:
+            shipments.event_record(
+                shipment=shipment,
+                actor=actor,
+                code=EventCode.DELIVERED if delivered else EventCode.RECEIVED_AT_WAREHOUSE,
+                occurred_at=receipt.received_at,
+                location=str(location.site),
+                remarks=f"{receipt.reference}: {received} of {len(expected)} units received"
+                + (f", {len(problems)} discrepancies open." if problems else "."),
+                leg=leg,
+            )
+        except shipments.TransitionRefused as exc:
+            raise ValidationError({"shipment": exc.reasons}) from exc
+    return receipt
+
+
+@transaction.atomic
+def discrepancy_resolve(
+    *, discrepancy: Discrepancy, actor: User, resolution: str, found: bool = False, release: bool = False
+) -> Discrepancy:
+    """Close one discrepancy with a note. `found`: a missing unit turned up, received now into the
+    receipt's location. `release`: a damaged unit passed inspection, out of quarantine."""
+    discrepancy = (
+        Discrepancy.objects.select_for_update()
+        .select_related("receipt__location", "unit")
+        .get(pk=discrepancy.pk)
+    )
+    resolution = (resolution or "").strip()
+    if not discrepancy.is_open:
+        raise ValidationError({"resolution": f"{discrepancy} was resolved already."})
+    if not resolution:
+        raise ValidationError({"resolution": "Say how it was resolved: it stays with the receipt."})
+    if found and discrepancy.kind != DiscrepancyKind.MISSING:
+        raise ValidationError({"found": "Only a missing unit can be found."})
+    if release and discrepancy.kind != DiscrepancyKind.DAMAGED:
+        raise ValidationError({"release": "Only a damaged unit is released from quarantine."})
+    receipt = discrepancy.receipt
+    unit = discrepancy.unit
+    if found:
+        services.units_receive(
+            location=receipt.location,
+            part=discrepancy.part,
+            serials=[unit.serial],
+            owner=unit.owner,
+            actor=actor,
+            customs_reference=receipt.customs_reference,
+            reason=f"Found after receipt {receipt.reference}: {resolution}",
+        )
+        Receipt.objects.filter(pk=receipt.pk).update(received_units=F("received_units") + 1)
+    if release:
+        unit.refresh_from_db()
+        if unit.status != UnitStatus.QUARANTINED:
+            raise ValidationError({"release": f"Serial {unit.serial} is not in quarantine."})
+        services.unit_transition(unit=unit, target=Status.AVAILABLE, actor=actor, reason=resolution)
+    discrepancy.resolution = resolution
+    discrepancy.resolved_by = actor
+    discrepancy.resolved_at = timezone.now()
+    discrepancy.save(update_fields=["resolution", "resolved_by", "resolved_at", "updated_at"])
+    if not receipt.discrepancies.filter(resolved_at__isnull=True).exists():
+        Receipt.objects.filter(pk=receipt.pk).update(status=ReceiptStatus.CLOSED)
+    return discrepancy

@@ -1,0 +1,128 @@
+"""The browser page of the bulk serial import (apps/warehouse/imports.py): upload a CSV into a
+warehouse site; a refused file shows every bad row (number, column, reason) as a table, a large
+one the progress of its background task, then the import's result."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpResponse, HttpResponseRedirect
+from django.views.generic import FormView
+
+from apps.accounts.models import Organisation
+from apps.core.access import CapabilityRequiredMixin
+from apps.core.forms import ScopedChoicesFormMixin
+from apps.core.validators import TextValidator
+from apps.shipments.models import Site
+
+from . import imports
+from .import_models import SerialImport, SerialImportStatus
+from .models import WAREHOUSE_KINDS
+
+
+class SerialImportForm(ScopedChoicesFormMixin, forms.Form):
+    site = forms.ModelChoiceField(
+        Site.objects.filter(kind__in=WAREHOUSE_KINDS).order_by("name"),
+        label="Warehouse",
+        help_text="The locations in the file are this warehouse's.",
+    )
+    owner = forms.ModelChoiceField(
+        Organisation.objects.order_by("legal_name"),
+        help_text="Whose units, for the rows that name no owner.",
+    )
+    customs_reference = forms.CharField(
+        max_length=50,
+        required=False,
+        validators=[TextValidator("identifier")],
+        help_text="Customs entry or bonded-warehouse receipt number for the rows that give none "
+        "(a bonded warehouse needs one for every row).",
+    )
+    file = forms.FileField(
+        label="CSV file",
+        help_text="UTF-8; header manufacturer,part_number,serial,location[,owner][,customs_reference].",
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > imports.MAX_BYTES:
+            raise forms.ValidationError(f"At most {imports.MAX_BYTES:,} bytes ({upload.size:,} given).")
+        return upload
+
+
+class SerialImportView(CapabilityRequiredMixin, FormView):
+    """Upload a CSV of serials; `?import=<id>` shows an import (and its task's progress)."""
+
+    capability = "stock.manage"
+    template_name = "warehouse/import.html"
+    form_class = SerialImportForm
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"user": self.request.user}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(
+            header=",".join(imports.HEADERS[-1]),
+            max_rows=imports.MAX_ROWS,
+            background_from=imports.BACKGROUND_FROM_ROWS,
+            listed=imports.PROBLEMS_LISTED,
+        )
+        if (wanted := self.request.GET.get("import", "")).isdigit():
+            serial_import = (
+                SerialImport.objects.visible_to(self.request.user)
+                .select_related("site", "owner", "created_by")
+                .filter(pk=int(wanted))
+                .first()
+            )
+            context["serial_import"] = serial_import
+            context["import_missing"] = serial_import is None
+            if serial_import is not None:
+                context["running"] = serial_import.status in (
+                    SerialImportStatus.QUEUED,
+                    SerialImportStatus.RUNNING,
+                )
+                if serial_import.status == SerialImportStatus.REFUSED:
+                    refused = imports.ImportRefused([], total=serial_import.problem_count)
+                    context.update(
+                        problems=serial_import.problems,
+                        problem_total=serial_import.problem_count,
+                        refused_summary=refused.summary,
+                    )
+        if (refused := kwargs.get("refused")) is not None:
+            context.update(
+                problems=[p.as_dict() for p in refused.problems],
+                problem_total=refused.total,
+                refused_summary=refused.summary,
+            )
+        return context
+
+    def get(self, request, *args, **kwargs):
+        if request.GET.get("template"):
+            response = HttpResponse(imports.import_template(), content_type="text/csv; charset=utf-8")
+            response["Content-Disposition"] = 'attachment; filename="serial-import.csv"'
+            return response
+        return super().get(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        data = form.cleaned_data
+        try:
+            serial_import = imports.serial_import_create(
+                site=data["site"],
+                owner=data["owner"],
+                data=data["file"].read(),
+                file_name=data["file"].name,
+                actor=self.request.user,
+                customs_reference=data["customs_reference"],
+            )
+        except imports.ImportRefused as refused:
+            return self.render_to_response(self.get_context_data(form=form, refused=refused))
+        if serial_import.task_id:
+            messages.info(
+                self.request, f"{serial_import.rows:,} rows: the import runs in the background (below)."
+            )
+        else:
+            messages.success(
+                self.request, f"{serial_import.imported:,} serials imported into {serial_import.site.name}."
+            )
+        return HttpResponseRedirect(serial_import.get_absolute_url())

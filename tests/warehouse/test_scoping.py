@@ -1,0 +1,55 @@
+"""Partners see stock they own or that is held for them, and nothing else; they change none."""
+
+from apps.core.scoping import CHANGE
+from apps.warehouse import services
+from apps.warehouse.models import Location, Lot, LotAllocation, Movement, UnitPlacement
+from tests.factories import OrganisationFactory, UserFactory
+
+MODELS = (Location, Lot, LotAllocation, Movement, UnitPlacement)
+
+
+def visible(user):
+    return {
+        model.__name__: set(model.objects.visible_to(user).values_list("pk", flat=True)) for model in MODELS
+    }
+
+
+def test_a_partner_sees_its_own_stock_and_another_organisation_sees_none(
+    receive, bin_a, bin_b, cables_in, outbound, supplier_user, coordinator, warehouse_operator
+):
+    _, servers, cables = outbound
+    (unit,) = receive("S1", put_away=bin_a)
+    services.units_allocate(line=servers, units=[unit], actor=warehouse_operator)
+    services.lot_allocate(line=cables, lot=cables_in, quantity=3, actor=warehouse_operator)
+
+    everything = visible(coordinator)
+    assert all(everything.values())
+    # Every row here is the supplier's stock; of the locations, those holding it (not the empty dock).
+    assert visible(supplier_user) == everything | {"Location": {bin_a.pk}}
+
+    stranger = UserFactory(organisation=OrganisationFactory(), role="partner")
+    assert visible(stranger) == {model.__name__: set() for model in MODELS}
+    for model in MODELS:
+        assert not model.objects.visible_to(supplier_user, CHANGE).exists()
+
+
+def test_the_consignee_sees_what_is_held_for_it(
+    receive, bin_a, cables_in, outbound, customer, supplier, warehouse_operator, hub
+):
+    _, servers, cables = outbound  # the customer is the consignee
+    consignee = UserFactory(organisation=customer, role="partner")
+    assert visible(consignee) == {model.__name__: set() for model in MODELS}
+    (unit,) = receive("S1", put_away=bin_a)
+    services.units_allocate(line=servers, units=[unit], actor=warehouse_operator)
+    allocation = services.lot_allocate(line=cables, lot=cables_in, quantity=3, actor=warehouse_operator)
+    seen = visible(consignee)
+    assert seen["UnitPlacement"] == {unit.placement.pk}
+    assert seen["Lot"] == {cables_in.pk} and seen["LotAllocation"] == {allocation.pk}
+    assert seen["Location"] == {bin_a.pk}
+    # The allocation rows, not the receipts and put-away that came before it.
+    assert {m.kind for m in Movement.objects.filter(pk__in=seen["Movement"])} == {"allocation"}
+    # Stock of the supplier's not allocated to the customer stays hidden.
+    other = services.lot_receive(
+        location=bin_a, part=cables_in.part, quantity=5, owner=supplier, actor=None, customs_reference="E-9"
+    )
+    assert other.pk not in visible(consignee)["Lot"]
