@@ -94,11 +94,12 @@ class ResolveForm(forms.Form):
     found = forms.BooleanField(required=False, label="The unit turned up: receive it now")
     release = forms.BooleanField(required=False, label="Passed inspection: out of quarantine")
 
-    def __init__(self, *args, discrepancy: Discrepancy, **kwargs):
-        super().__init__(*args, prefix=f"d{discrepancy.pk}", **kwargs)
-        if discrepancy.kind != DiscrepancyKind.MISSING:
+    def __init__(self, *args, discrepancy: Discrepancy | None = None, **kwargs):
+        kind = discrepancy.kind if discrepancy is not None else None
+        super().__init__(*args, prefix=f"d{discrepancy.pk}" if discrepancy is not None else None, **kwargs)
+        if kind != DiscrepancyKind.MISSING:
             del self.fields["found"]
-        if discrepancy.kind != DiscrepancyKind.DAMAGED:
+        if kind != DiscrepancyKind.DAMAGED:
             del self.fields["release"]
 
 
