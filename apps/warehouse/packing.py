@@ -47,7 +47,8 @@ def units_pack(
     shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
     placements = {
         p.unit_id: p
-        for p in UnitPlacement.objects.select_for_update()
+        # Only the placements are locked: the line is an outer join, which PostgreSQL will not lock.
+        for p in UnitPlacement.objects.select_for_update(of=("self",))
         .filter(unit__in=units)
         .select_related("unit", "line__part")
     }

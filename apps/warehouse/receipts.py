@@ -202,7 +202,9 @@ def discrepancy_resolve(
     """Close one discrepancy with a note. `found`: a missing unit turned up, received now into the
     receipt's location. `release`: a damaged unit passed inspection, out of quarantine."""
     discrepancy = (
-        Discrepancy.objects.select_for_update()
+        Discrepancy.objects.select_for_update(
+            of=("self",)
+        )  # the unit is an outer join: not lockable on PostgreSQL
         .select_related("receipt__location", "unit")
         .get(pk=discrepancy.pk)
     )

@@ -108,7 +108,7 @@ def test_the_migration_makes_units_of_the_serials_already_on_lines():
     from django.db.migrations.executor import MigrationExecutor
 
     before = [("catalog", "0008_part_lithium_batteries"), ("shipments", "0012_hub_handling")]
-    after = [("catalog", "0009_units"), ("shipments", "0013_units")]
+    after = [("catalog", "0009_units"), ("shipments", "0014_units_required")]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     old = executor.loader.project_state(before).apps

@@ -2,7 +2,8 @@
 its part's manufacturer and serial, made here from the serials already on lines. The same serial
 on two lines (two shipments of one box over time) becomes one unit; case variants of a serial on
 one line ("qt1" beside "QT1", which the old per-line constraint let through) are one box, kept once
-(the packed row first)."""
+(the packed row first). The serial column goes, and the unit becomes required, in 0014: on
+PostgreSQL the rows written here must be committed before a constraint refers to them again."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -70,17 +71,4 @@ class Migration(migrations.Migration):
         ),
         migrations.RemoveConstraint(model_name="lineserial", name="shipments_serial_unique_per_line"),
         migrations.RunPython(serials_to_units, units_to_serials),
-        migrations.RemoveField(model_name="lineserial", name="serial"),
-        migrations.AlterField(
-            model_name="lineserial",
-            name="unit",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="line_serials", to="catalog.unit"
-            ),
-        ),
-        migrations.AlterModelOptions(name="lineserial", options={"ordering": ["line", "unit__serial"]}),
-        migrations.AddConstraint(
-            model_name="lineserial",
-            constraint=models.UniqueConstraint(fields=("line", "unit"), name="shipments_unit_once_per_line"),
-        ),
     ]
