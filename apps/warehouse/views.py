@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.contrib import messages
@@ -411,10 +412,18 @@ class _FlowView(CapabilityRequiredMixin, FormView):
     a refusal is shown on the field it names and nothing is written."""
 
     template_name = "warehouse/flow_form.html"
+    # Each flow defines `run(data) -> (message, next URL)`, calling its service; a flow without
+    # one is refused when its class is defined, not when someone submits the form.
+    run: Callable[..., tuple[str, str]]
     title = ""
     intro = ""
     submit = "Save"
     renames: dict[str, str] = _UNIT_FIELDS
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not callable(getattr(cls, "run", None)):
+            raise TypeError(f"{cls.__name__} must define run(data) -> (message, url)")
 
     def get_form_kwargs(self):
         return super().get_form_kwargs() | {"user": self.request.user}
@@ -435,9 +444,6 @@ class _FlowView(CapabilityRequiredMixin, FormView):
             return self.form_invalid(form)
         messages.success(self.request, message)
         return HttpResponseRedirect(url)
-
-    def run(self, data) -> tuple[str, str]:
-        raise NotImplementedError
 
 
 def _plural(n: int, word: str) -> str:

@@ -8,6 +8,8 @@ a refusal (400 naming the field) leaves nothing written. `Idempotency-Key` makes
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
@@ -205,11 +207,16 @@ class _StockActionViewSet(viewsets.GenericViewSet):
     # Fields the services name, as the body calls them.
     renames = {"unit": "units", "allocation": "allocations", "quantities": "lots"}
 
+    perform: Callable[..., dict]  # each action's work: `perform(validated body) -> answer`
+
+    def __init_subclass__(cls, **kwargs):
+        # A POST action without its work is refused when the class is defined, not on a request.
+        super().__init_subclass__(**kwargs)
+        if not callable(getattr(cls, "perform", None)):
+            raise TypeError(f"{cls.__name__} must define perform(data) -> answer")
+
     def create(self, request, *args, **kwargs):
         return self._act(request, self.perform)
-
-    def perform(self, data) -> dict:
-        raise NotImplementedError
 
     def refusal_field(self, data) -> str:
         """The body's field a refusal names when the service names none of the body's fields."""
