@@ -137,3 +137,25 @@ def bulk_summary(action: BulkAction, result: BulkResult) -> str:
         for reference, why in result.refused
     ]
     return "; ".join(parts) + "."
+
+
+# --- Links from the shipment page to higher apps' pages ----------------------------------------
+# The warehouse offers "Receive at warehouse" on an inbound shipment and "Allocate", "Pick" and
+# "Pack" on an outbound one; shipments draws whatever is registered without importing warehouse.
+
+# provider(shipment, user) -> [(label, url), …]: only the links that apply to the shipment now and
+# that `user` may follow (the provider checks the capability). The shipment comes with its page's
+# prefetches (lines, legs with their sites), so a provider can often answer without a query.
+PageAction = Callable[[Any, Any], list[tuple[str, str]]]
+_page_actions: list[PageAction] = []
+
+
+def register_page_action(provider: PageAction) -> None:
+    """Register `provider` for the shipment page (idempotent: the same callable twice is harmless)."""
+    if provider not in _page_actions:
+        _page_actions.append(provider)
+
+
+def page_actions(shipment: Any, user: Any) -> list[tuple[str, str]]:
+    """Every registered provider's links for `shipment` and `user`, in the order registered."""
+    return [link for provider in _page_actions for link in provider(shipment, user)]

@@ -334,6 +334,8 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "actions": _actions_for(user, shipment) if can_change else [],
         "audit_events": events_for(user, AuditEvent.objects.for_object(shipment)),
         "missing_documents": hooks.missing_documents(shipment),
+        # Links to higher apps' pages for this shipment (the warehouse: receive, allocate, pick, pack).
+        "page_actions": hooks.page_actions(shipment, user),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
         "package_form": forms_override.get("package_form") or PackageForm(shipment=shipment),
         "leg_form": quick_line_choices(

@@ -20,11 +20,13 @@ class WarehouseConfig(AppConfig):
 
         from . import demo
         from .services import release_for_cancelled
-        from .views import stock_tiles
+        from .views import shipment_page_actions, stock_tiles
 
         board.tiles(stock_tiles, order=20)
         # A cancelled shipment's allocated and picked stock goes back on the shelf.
         shipment_hooks.on_enter(ShipmentStatus.CANCELLED, release_for_cancelled)
+        # "Receive at warehouse", "Allocate stock", "Pick", "Pack" on the shipment's page.
+        shipment_hooks.register_page_action(shipment_page_actions)
         # Demo B's goods pass through the Singapore hub before it is booked; then the stock.
         shipments_demo.before_entering(ShipmentStatus.BOOKED, demo.through_hub)
         register_demo_step("warehouse", demo.load, after=["shipments"])

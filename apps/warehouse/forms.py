@@ -14,6 +14,7 @@ from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.scoping import VIEW
 from apps.shipments.models import ShipmentLine, Site
 
+from .engines.unit_flow import LABELS, Status
 from .models import (
     QUANTITY_MAX,
     WAREHOUSE_KINDS,
@@ -74,10 +75,13 @@ def units_in_stock(user, serials: list[str]) -> tuple[list[Unit], list[str]]:
 
 
 class _StockForm(ScopedChoicesFormMixin, forms.Form):
-    """Sets the pickers' labels (the site with a location's code, a lot's free quantity)."""
+    """Sets the pickers' labels (the site with a location's code, a lot's free quantity). With
+    `shipment=` (the flow opened from a shipment's page) its line and allocation pickers offer, and
+    accept, only that shipment's."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, shipment=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.shipment = shipment
         labels = {"location": location_label, "to_location": location_label, "lot": lot_label}
         for name, label in labels.items():
             if name in self.fields:
@@ -88,6 +92,10 @@ class _StockForm(ScopedChoicesFormMixin, forms.Form):
             )
             self.fields["line"].label_from_instance = line_label
             self.fields["line"].widget.kind = "outbound-line"
+        if shipment is not None:
+            for name, lookup in (("line", "shipment"), ("allocation", "line__shipment")):
+                if name in self.fields:
+                    self.fields[name].queryset = self.fields[name].queryset.filter(**{lookup: shipment})
 
     def units(self, field: str = "serials") -> list[Unit]:
         units, missing = units_in_stock(self.user, self.cleaned_data.get(field) or [])
@@ -240,3 +248,37 @@ class CountForm(forms.Form):
 
     def quantities(self) -> dict[int, int]:
         return {lot.pk: self.cleaned_data[f"lot_{lot.pk}"] for lot in self.lots}
+
+
+class LotAdjustForm(forms.Form):
+    """A correction of one lot's on-hand outside a count (found, damaged or written-off pieces).
+    Whether the result may stand (never below zero, never below what is allocated) is the
+    service's to say, on `delta`."""
+
+    delta = forms.IntegerField(
+        label="Change",
+        min_value=-QUANTITY_MAX,
+        max_value=QUANTITY_MAX,
+        help_text="Pieces added (e.g. 5: found) or removed (e.g. -3: damaged, written off).",
+        widget=forms.NumberInput(attrs={"autocomplete": "off"}),
+    )
+    reason = forms.CharField(
+        max_length=500, help_text="Recorded in the ledger with the adjustment, e.g. “3 cables crushed”."
+    )
+
+
+class UnitStatusForm(forms.Form):
+    """Put a unit in stock into quarantine, or release it from quarantine: the status engine
+    (`engines.unit_flow`, through `services.unit_transition`) decides whether the move is allowed."""
+
+    TARGETS = (
+        (Status.QUARANTINED.value, "Quarantine (take out of use)"),
+        (Status.AVAILABLE.value, f"Release from quarantine ({LABELS[Status.AVAILABLE]})"),
+    )
+
+    target = forms.ChoiceField(label="Move to", choices=TARGETS, widget=forms.RadioSelect)
+    reason = forms.CharField(
+        max_length=500,
+        help_text="Both need a reason, recorded in the ledger: e.g. “bent heatsink fin, inspection” "
+        "or “inspected, no fault found”.",
+    )

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, DecimalField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import Lower
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
@@ -24,13 +24,29 @@ from django.views.generic import FormView, TemplateView
 from apps.catalog.models import CustomsStatus, Unit, UnitStatus
 from apps.core.access import CapabilityRequiredMixin
 from apps.core.dashboard import Tile
-from apps.core.scoping import VIEW
+from apps.core.scoping import CHANGE, VIEW
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, add_service_errors
+from apps.shipments.models import LineSerial, Shipment
 
 from . import services
+from .engines import unit_flow
+from .engines.unit_flow import Status
 from .filters import LocationFilter, LotFilter, MovementFilter, StockFilter
-from .forms import AllocateForm, CountForm, LocationForm, MoveForm, PickForm, ReceiveForm, ShipForm
-from .models import Location, Lot, Movement, UnitPlacement
+from .forms import (
+    MAX_SERIALS,
+    AllocateForm,
+    CountForm,
+    LocationForm,
+    LotAdjustForm,
+    MoveForm,
+    PickForm,
+    ReceiveForm,
+    ShipForm,
+    UnitStatusForm,
+)
+from .models import WAREHOUSE_KINDS, AllocationStatus, Location, Lot, LotAllocation, Movement, UnitPlacement
+from .paging import KeysFirstPaginator
+from .receipts import RECEIVABLE
 from .selectors import lots_at
 
 LOT_VALUE = ExpressionWrapper(
@@ -74,6 +90,7 @@ class StockListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
     template_name = "warehouse/stock_list.html"
     partial_template_name = "warehouse/_stock_table.html"
     filterset_class = StockFilter
+    paginator_class = KeysFirstPaginator  # 100,000 units: sort the keys, not the joined rows
     export_name = "stock-units"
     export_columns = (
         ("Serial", lambda p: p.unit.serial),
@@ -172,6 +189,54 @@ class LotListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
         return context
 
 
+class LotAdjustView(CapabilityRequiredMixin, FormView):
+    """Correct one lot's on-hand outside a count (found or damaged pieces), with a reason:
+    `services.lot_adjust`, which refuses a result below zero or below what is allocated."""
+
+    capability = "stock.operate"
+    form_class = LotAdjustForm
+    template_name = "warehouse/lot_adjust.html"
+
+    def setup(self, request, *args, **kwargs):
+        super().setup(request, *args, **kwargs)
+        self._lot: Lot | None = None
+
+    @property
+    def lot(self) -> Lot:
+        # After the capability check; the operator's staff keep the stock: a partner changes no
+        # lot (`Lot.org_scope_q`), so another organisation's is not found.
+        if self._lot is None:
+            self._lot = get_object_or_404(
+                Lot.objects.visible_to(self.request.user, CHANGE).select_related(
+                    "part", "owner", "location__site"
+                ),
+                pk=self.kwargs["pk"],
+            )
+        return self._lot
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(lot=self.lot, **kwargs)
+
+    def form_valid(self, form):
+        delta = form.cleaned_data["delta"]
+        try:
+            with transaction.atomic():
+                lot = services.lot_adjust(
+                    lot=self.lot, delta=delta, actor=self.request.user, reason=form.cleaned_data["reason"]
+                )
+        except ValidationError as exc:
+            # The service names the resulting on-hand `quantity`: the form's field is the change.
+            _on_form(form, exc, {"quantity": "delta"})
+            self.lot.refresh_from_db()  # the page shows the figures the refusal speaks of
+            return self.form_invalid(form)
+        messages.success(
+            self.request,
+            f"{lot.part.part_number} at {lot.location}: {delta:+d}, {lot.quantity} on hand now "
+            f"({lot.allocated} allocated).",
+        )
+        return HttpResponseRedirect(reverse("warehouse:location-detail", args=[lot.location_id]) + "#lots")
+
+
 class UnitFindView(CapabilityRequiredMixin, View):
     """The serial search box: straight to the unit's page when one unit has that serial."""
 
@@ -216,13 +281,75 @@ class UnitDetailView(CapabilityRequiredMixin, View):
             .select_related("from_location__site", "to_location__site", "shipment", "line")
             .order_by("occurred_at", "id")
         )
+        current = Status(unit.status)
         context = {
             "unit": unit,
             "placement": placement,
             "days_in_stock": _days(placement.created_at) if placement else None,
             "history": history,
+            # The buttons the status engine allows for a unit in stock (the page checks again).
+            "can_quarantine": placement is not None and unit_flow.can_move(current, Status.QUARANTINED),
+            "can_release": placement is not None and current == Status.QUARANTINED,
         }
         return render(request, "warehouse/unit_detail.html", context)
+
+
+def units_kept_by(user):
+    """The units in a warehouse whose stock `user` may change: the operator's staff keep the
+    warehouses; a partner changes none (`UnitPlacement.org_scope_q`), so another organisation's
+    unit is not found."""
+    return Unit.objects.filter(pk__in=UnitPlacement.objects.visible_to(user, CHANGE).values("unit"))
+
+
+class UnitStatusView(CapabilityRequiredMixin, FormView):
+    """Quarantine a unit in stock, or release it from quarantine, with a reason — outside receipts
+    and counts. `services.unit_transition` alone changes the status: a move the engine does not
+    allow is refused with its reason, on the form, and nothing is written."""
+
+    capability = "stock.operate"
+    form_class = UnitStatusForm
+    template_name = "warehouse/unit_status.html"
+
+    def setup(self, request, *args, **kwargs):
+        super().setup(request, *args, **kwargs)
+        self._unit: Unit | None = None
+
+    @property
+    def unit(self) -> Unit:
+        # Looked up after the capability check (dispatch): who lacks it gets 403, not 404.
+        if self._unit is None:
+            self._unit = get_object_or_404(
+                units_kept_by(self.request.user).select_related(
+                    "part", "owner", "placement__location__site", "placement__line__shipment"
+                ),
+                pk=self.kwargs["pk"],
+            )
+        return self._unit
+
+    def get_initial(self):
+        target = self.request.GET.get("target", "")
+        if not target:
+            target = Status.AVAILABLE if self.unit.status == UnitStatus.QUARANTINED else Status.QUARANTINED
+        return {"target": target}
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(unit=self.unit, placement=self.unit.placement, **kwargs)
+
+    def form_valid(self, form):
+        unit, target = self.unit, form.cleaned_data["target"]
+        try:
+            with transaction.atomic():
+                unit = services.unit_transition(
+                    unit=unit, target=target, actor=self.request.user, reason=form.cleaned_data["reason"]
+                )
+        except ValidationError as exc:
+            # The engine names the unit's `status`: here that is the move chosen.
+            _on_form(form, exc, {"status": "target"})
+            return self.form_invalid(form)
+        done = "released from quarantine" if target == Status.AVAILABLE else "quarantined"
+        status = unit.get_status_display().lower()
+        messages.success(self.request, f"Serial {unit.serial} {done}: it is {status}.")
+        return HttpResponseRedirect(reverse("warehouse:unit-detail", args=[unit.pk]))
 
 
 # --- locations --------------------------------------------------------------------------------
@@ -425,15 +552,43 @@ class _FlowView(CapabilityRequiredMixin, FormView):
         if not callable(getattr(cls, "run", None)):
             raise TypeError(f"{cls.__name__} must define run(data) -> (message, url)")
 
+    # A flow that may be opened for one shipment (`?shipment=SHP-…`, the shipment page's links):
+    # its line and allocation pickers then offer only that shipment's.
+    for_a_shipment = False
+
+    def setup(self, request, *args, **kwargs):
+        super().setup(request, *args, **kwargs)
+        self._shipment: Shipment | None = None
+
+    @property
+    def shipment(self) -> Shipment | None:
+        reference = self.request.GET.get("shipment", "").strip()[:50]
+        if not (self.for_a_shipment and reference):
+            return None
+        if self._shipment is None:
+            visible = Shipment.objects.visible_to(self.request.user, VIEW)
+            self._shipment = visible.filter(reference=reference).first()
+            if self._shipment is None:
+                raise Http404(f"No shipment {reference} that you may see.")
+        return self._shipment
+
     def get_form_kwargs(self):
-        return super().get_form_kwargs() | {"user": self.request.user}
+        kwargs = super().get_form_kwargs() | {"user": self.request.user}
+        if self.shipment is not None:
+            kwargs["shipment"] = self.shipment
+        return kwargs
 
     def get_initial(self):
         # `?location=…`, `?line=…` and the like from the buttons of other pages.
         return {k: v for k, v in self.request.GET.items() if k in self.form_class.base_fields}
 
     def get_context_data(self, **kwargs):
-        return super().get_context_data(title=self.title, intro=self.intro, submit=self.submit, **kwargs)
+        shipment = self.shipment
+        title = f"{self.title} — {shipment.reference}" if shipment is not None else self.title
+        back = shipment.get_absolute_url() if shipment is not None else reverse("warehouse:stock-list")
+        return super().get_context_data(
+            title=title, intro=self.intro, submit=self.submit, back_url=back, **kwargs
+        )
 
     def form_valid(self, form):
         try:
@@ -507,6 +662,7 @@ class MoveView(_FlowView):
 
 class AllocateView(_FlowView):
     capability = "stock.allocate"
+    for_a_shipment = True
     form_class = AllocateForm
     title = "Allocate stock to a shipment line"
     intro = "Available units or free lot pieces, in a warehouse the shipment leaves from."
@@ -531,6 +687,20 @@ class PickView(_FlowView):
     title = "Pick"
     intro = "Allocated stock taken off the shelf for its shipment line."
     submit = "Pick"
+    for_a_shipment = True
+
+    def get_initial(self):
+        """Opened for a shipment: the serials allocated to it and not picked yet, as a pick list."""
+        initial = super().get_initial()
+        if self.shipment is not None and "serials" not in initial:
+            serials = (
+                UnitPlacement.objects.visible_to(self.request.user)
+                .filter(line__shipment=self.shipment, unit__status=UnitStatus.ALLOCATED)
+                .order_by("line__line_number", "unit__serial")
+                .values_list("unit__serial", flat=True)[:MAX_SERIALS]
+            )
+            initial["serials"] = "\n".join(serials)
+        return initial
 
     def run(self, data):
         user, reason = self.request.user, data["reason"]
@@ -612,3 +782,53 @@ def stock_tiles(user) -> list[Tile]:
         Tile(counts["in_bond"], "in bond", f"{url}?customs_status={CustomsStatus.IN_BOND}"),
         Tile(counts["quarantined"], "quarantined", f"{url}?status={UnitStatus.QUARANTINED}"),
     ]
+
+
+# --- links from the shipment page ---------------------------------------------------------------
+
+
+def _at_warehouse(*sites) -> bool:
+    return any(site is not None and site.kind in WAREHOUSE_KINDS for site in sites)
+
+
+def shipment_page_actions(shipment: Shipment, user) -> list[tuple[str, str]]:
+    """`shipments.hooks.register_page_action`: the warehouse pages for this shipment.
+
+    Inbound (it, or one of its legs, ends at a warehouse with locations) and receivable: "Receive
+    at warehouse", to whom may receive. Outbound (it, or a leg, leaves from a warehouse): "Allocate"
+    while stock may be set aside for it, "Pick" while something allocated waits to be picked,
+    "Pack" while picked units wait to be packed. The shipment comes with its page's lines and legs
+    (their sites): a user holding no stock capability costs no query."""
+    links: list[tuple[str, str]] = []
+    legs = list(shipment.legs.all())
+    operate, allocate = user.can("stock.operate"), user.can("stock.allocate")
+    status = shipment.status
+    if operate and status in RECEIVABLE:
+        ends = [shipment.destination, *(leg.destination for leg in legs)]
+        sites = [site.pk for site in ends if _at_warehouse(site)]
+        if sites and Location.objects.filter(site_id__in=sites, is_active=True).exists():
+            url = reverse("warehouse:receive-shipment", args=[shipment.reference])
+            links.append(("Receive at warehouse", url))
+    if not _at_warehouse(shipment.origin, *(leg.origin for leg in legs)):
+        return links
+    query = f"?shipment={shipment.reference}"
+    if allocate and status in services.ALLOCATABLE and list(shipment.lines.all()):
+        links.append(("Allocate stock", reverse("warehouse:allocate") + query))
+    if operate and status in services.ALLOCATABLE | services.SHIPPABLE:
+        waiting = (
+            UnitPlacement.objects.filter(line__shipment=shipment, unit__status=UnitStatus.ALLOCATED).exists()
+            or LotAllocation.objects.filter(
+                line__shipment=shipment, status=AllocationStatus.ALLOCATED
+            ).exists()
+        )
+        if waiting:
+            links.append(("Pick", reverse("warehouse:pick") + query))
+        packed = LineSerial.objects.filter(line__shipment=shipment, package__isnull=False).values("unit")
+        to_pack = (
+            UnitPlacement.objects.filter(line__shipment=shipment, unit__status=UnitStatus.PICKED)
+            .exclude(unit__in=packed)
+            .exists()
+        )
+        if to_pack:
+            links.append(("Pack", reverse("warehouse:pack", args=[shipment.reference])))
+    return links
