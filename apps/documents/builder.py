@@ -22,7 +22,7 @@ from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, S
 from apps.shipments.selectors import package_dangerous_goods, packing_issues, record_party_needs
 
 from . import eei, signatures
-from .context import DocLine, DocPackage, DocumentContext, PartyBlock
+from .context import DocLine, DocOrigin, DocPackage, DocumentContext, PartyBlock
 from .models import DocumentType
 
 DCS = (
@@ -465,11 +465,54 @@ def _line_weights(shipment: Shipment) -> tuple[dict[int, Decimal], dict[int, Dec
     return net, gross
 
 
+def _serial_origin(serial: LineSerial, line: ShipmentLine) -> str:
+    """A packed unit's country of origin: the unit's own (recorded from the inbound line it arrived
+    on, issue 13), else the origin its line declares."""
+    return serial.unit.country_of_origin or line.country_of_origin
+
+
+def _packed_origins(shipment: Shipment) -> dict[int, dict[str, list[str]]]:
+    """line id → country of origin → the serials of that origin packed, in package order. Read from
+    the packages already loaded: the packed documents are only made once every serial is packed."""
+    lines = {line.pk: line for line in shipment.lines.all()}
+    found: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for package in shipment.packages.all():
+        for serial in package.serials.all():
+            found[serial.line_id][_serial_origin(serial, lines[serial.line_id])].append(serial.serial)
+    return found
+
+
+def _line_origins(line: ShipmentLine, packed: dict[str, list[str]]) -> tuple[str, tuple[DocOrigin, ...]]:
+    """The line's country of origin as the documents state it, and its shares per country when its
+    units come from several. Units without a packed serial (a lot part's pieces) are of the origin
+    the line declares; the shares' quantities and values add up to the line's."""
+    counts = {country: len(serials) for country, serials in packed.items()}
+    rest = line.quantity - sum(counts.values())
+    if rest > 0:
+        counts[line.country_of_origin] = counts.get(line.country_of_origin, 0) + rest
+    countries = sorted(country for country, count in counts.items() if count > 0)
+    if len(countries) <= 1:
+        return (countries[0] if countries else line.country_of_origin), ()
+    origins = tuple(
+        DocOrigin(
+            label=f"{line.line_number}.{i}",
+            country=country,
+            quantity=counts[country],
+            value=line.unit_value * counts[country],
+            serials=tuple(packed.get(country, ())),
+        )
+        for i, country in enumerate(countries, start=1)
+    )
+    return ", ".join(countries), origins
+
+
 def _doc_lines(shipment: Shipment, compliance: dict[int, tuple[str, str, str]]) -> list[DocLine]:
     lines = []
     net, gross = _line_weights(shipment)
+    packed = _packed_origins(shipment)
     for line in shipment.lines.all():
         eccn, _outcome, licence = compliance.get(line.pk, ("", "", ""))
+        country_of_origin, origins = _line_origins(line, packed.get(line.pk, {}))
         lines.append(
             DocLine(
                 number=line.line_number,
@@ -480,11 +523,12 @@ def _doc_lines(shipment: Shipment, compliance: dict[int, tuple[str, str, str]]) 
                 unit_value=line.unit_value,
                 line_value=line.line_value,
                 hs_code=line.hs_code,
-                country_of_origin=line.country_of_origin,
+                country_of_origin=country_of_origin,
                 eccn=eccn or "",
                 licence=licence,
                 net_kg=net.get(line.pk),
                 gross_kg=gross.get(line.pk),
+                origins=origins,
             )
         )
     return lines
@@ -520,8 +564,15 @@ def build_context(
     if doc_type in US_EXPORT_DOCUMENTS and shipment.origin.country == "US":
         lines = _with_us_export_data(shipment, lines)
     packages = []
+    shipment_lines = {line.pk: line for line in shipment.lines.all()}
     for package in shipment.packages.all():
         items = list(package.items.all())
+        # Each packed unit under its own country of origin: a consolidation's package may hold
+        # units of one part from several countries (issue 13).
+        by_origin: dict[str, list[str]] = defaultdict(list)
+        for serial in package.serials.all():
+            by_origin[_serial_origin(serial, shipment_lines[serial.line_id])].append(serial.serial)
+        serial_origins = tuple((country, tuple(by_origin[country])) for country in sorted(by_origin))
         handling = [
             label
             for flag, label in (
@@ -544,7 +595,8 @@ def build_context(
                 contents=tuple(
                     f"Line {i.line.line_number}: {i.quantity} × {i.line.description}" for i in items
                 ),
-                serials=tuple(s.serial for s in package.serials.all()),
+                serials=tuple(serial for _country, serials in serial_origins for serial in serials),
+                serial_origins=serial_origins,
                 marks=package.marks,
                 # The same classification freight is planned on (issue 11): UN3480 for batteries
                 # on their own, PI967 Section II only for small batteries in equipment.

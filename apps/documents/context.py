@@ -40,6 +40,20 @@ class SignatureBlock:
 
 
 @dataclass(frozen=True)
+class DocOrigin:
+    """The units of one line from one country of origin, when the line's units come from several
+    (a consolidation: the same server from two factories, issue 13). A customs entry declares
+    origin per item, so the invoice states each share as its own row; the shares add up to the
+    line's quantity and value."""
+
+    label: str  # "1.1", "1.2": the line's number and the share's
+    country: str  # ISO code
+    quantity: int
+    value: Decimal  # quantity × the line's unit value
+    serials: tuple[str, ...]  # the packed units of this origin (fewer than `quantity` if some are not)
+
+
+@dataclass(frozen=True)
 class DocLine:
     number: int
     part_number: str
@@ -58,6 +72,9 @@ class DocLine:
     # the AES licence code with its symbol or licence number ("C33 NLR", "C68 ACA", "C30 D1234567").
     schedule_b: str = ""
     aes_licence: str = ""
+    # Set only when the line's units come from more than one country (then `country_of_origin`
+    # names them all, "MX, TW"): one share per country, in country order.
+    origins: tuple[DocOrigin, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +92,8 @@ class DocPackage:
     marks: str
     dangerous_goods: tuple[str, ...]  # ("UN3481 … PI967 Section II",)
     handling: tuple[str, ...]  # ("Tilt indicator", "Keep dry")
+    # The same serials grouped by each unit's country of origin: (("MX", ("MT1", …)), ("TW", (…))).
+    serial_origins: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +158,16 @@ class DocumentContext:
     buyer_order_reference: str = ""  # the buyer's purchase order number
     instructions: str = ""  # the shipment's handling and delivery instructions
     licences: tuple[str, ...] = ()  # licence numbers / exceptions the lines are exported under
+
+    @property
+    def split_by_origin(self) -> bool:
+        """Whether a line is shown per country of origin of its units."""
+        return any(line.origins for line in self.lines)
+
+    @property
+    def serials_by_origin(self) -> bool:
+        """Whether the packages' serials are listed under their units' countries of origin."""
+        return any(package.serial_origins for package in self.packages)
 
     @property
     def marks_summary(self) -> tuple[str, ...]:

@@ -414,7 +414,13 @@ def _shipments() -> int:
     )
     if shipment:
         servers = services.line_add(
-            shipment=shipment, part=_part("SYS-821GE-TNHR"), quantity=4, serials=_serials("QTSM821", 4)
+            shipment=shipment,
+            part=_part("SYS-821GE-TNHR"),
+            quantity=4,
+            serials=_serials("QTSM821", 4),
+            # Built under contract at QCT's Taiwanese plant: the units' origin is Taiwan, not the
+            # US of the brand's catalogue entry.
+            fields={"country_of_origin": "TW"},
         )
         switches = services.line_add(
             shipment=shipment,

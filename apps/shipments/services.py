@@ -12,7 +12,7 @@ from django.db.models import Max, ProtectedError, Sum
 from django.utils import timezone
 
 from apps.accounts.models import Connection, Organisation, OrganisationKind, User
-from apps.catalog.models import Part
+from apps.catalog.models import Part, Unit, UnitStatus
 from apps.catalog.units import units_for
 from apps.core.audit import record_transition
 from apps.core.sequences import next_reference
@@ -279,7 +279,16 @@ def line_update(*, line: ShipmentLine, fields: dict[str, Any], actor: User | Non
                     )
                 }
             )
-    return _save(line, **fields)
+    declared = line.country_of_origin
+    line = _save(line, **fields)
+    if line.country_of_origin != declared:
+        # A correction of the line's declaration: the units it declared (never received, on no
+        # other line) follow; a unit received from its own inbound line keeps that origin.
+        declared_here = Unit.objects.filter(
+            line_serials__line=line, status=UnitStatus.EXPECTED, country_of_origin=declared
+        ).exclude(line_serials__line__in=ShipmentLine.objects.exclude(pk=line.pk))
+        declared_here.update(country_of_origin=line.country_of_origin)
+    return line
 
 
 @transaction.atomic
@@ -318,6 +327,14 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
         raise ValidationError({"serials": errors})
     units = units_for(part=line.part, serials=cleaned, owner_id=goods_owner_id(line))
     _refuse_units_elsewhere(line, units)
+    # A unit first named on this line takes the line's declared origin; one already declared (an
+    # outbound line of units received at a hub) keeps its own: origin belongs to the box.
+    if undeclared := [unit for unit in units if not unit.country_of_origin]:
+        Unit.objects.filter(pk__in=[unit.pk for unit in undeclared]).update(
+            country_of_origin=line.country_of_origin
+        )
+        for unit in undeclared:
+            unit.country_of_origin = line.country_of_origin
     kept = set(line.serials.values_list("unit_id", flat=True))
     line.serials.exclude(unit__in=units).delete()
     LineSerial.objects.bulk_create(

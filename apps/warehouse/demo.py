@@ -108,7 +108,7 @@ def _new_serials(part: Part, serials: list[str]) -> list[str]:
     return [s for s in serials if s not in handled]
 
 
-def _receive_units(part, serials, *, owner, dock, put_away, bond, note, actor) -> list[Unit]:
+def _receive_units(part, serials, *, owner, dock, put_away, bond, note, actor, origin="") -> list[Unit]:
     serials = _new_serials(part, serials)
     if not serials:
         return []
@@ -120,6 +120,7 @@ def _receive_units(part, serials, *, owner, dock, put_away, bond, note, actor) -
         actor=actor,
         customs_reference=bond,
         reason=note,
+        country_of_origin=origin,
     )
     return [
         services.unit_move(unit=unit, to_location=put_away, actor=actor, reason="Put away") for unit in units
@@ -166,6 +167,9 @@ def through_hub(shipment: Shipment, actor: User) -> Shipment:
             bond=HUB_BOND,
             note=f"Inbound for {shipment.reference}",
             actor=operator,
+            # Each unit's origin as its inbound leg's line declares it (servers: Taiwan's leg,
+            # switches: Mexico's): the documents for Chennai state it per unit (issue 13).
+            origin=line.country_of_origin,
         )
         if units:
             units = services.units_allocate(

@@ -108,20 +108,21 @@ def receipt_record(
     )
     problems: list[Discrepancy] = []
 
-    # Serialised: what was expected and scanned goes into stock, grouped by part and owner.
-    groups: dict[tuple[int, int], list[LineSerial]] = defaultdict(list)
+    # Serialised: what was expected and scanned goes into stock, grouped by part, owner and the
+    # origin declared on the inbound line (recorded on each unit, issue 13).
+    groups: dict[tuple[int, int, str], list[LineSerial]] = defaultdict(list)
     for key, row in expected.items():
         if key in seen:
-            groups[(row.line.part_id, row.unit.owner_id)].append(row)
+            groups[(row.line.part_id, row.unit.owner_id, row.line.country_of_origin)].append(row)
         else:
             problems.append(
                 Discrepancy(receipt=receipt, kind=DiscrepancyKind.MISSING, line=row.line, part=row.line.part,
                             serial=row.unit.serial, unit=row.unit)
             )  # fmt: skip
     reason = f"Receipt {receipt.reference} of {shipment.reference}"
-    owners = {o.pk: o for o in Organisation.objects.filter(pk__in={owner for _, owner in groups})}
+    owners = {o.pk: o for o in Organisation.objects.filter(pk__in={owner for _, owner, _ in groups})}
     received = 0
-    for (_, owner_id), rows in groups.items():
+    for (_, owner_id, origin), rows in groups.items():
         services.units_receive(
             location=location,
             part=rows[0].line.part,
@@ -130,6 +131,7 @@ def receipt_record(
             actor=actor,
             customs_reference=customs_reference,
             reason=reason,
+            country_of_origin=origin,
         )
         received += len(rows)
     for serial in damaged_list:

@@ -281,11 +281,13 @@ def units_receive(
     actor: User | None,
     customs_reference: str = "",
     reason: str = "",
+    country_of_origin: str = "",
 ) -> list[Unit]:
     """Receive serialised units of `part` into `location`: received (to be put away), in bond at
     a bonded site (which needs the customs reference), duty paid anywhere else. A serial not known
     yet becomes a unit owned by `owner`; one in a warehouse already, or another organisation's, is
-    refused."""
+    refused. `country_of_origin` is the one declared on the inbound line the units arrive on: it
+    is recorded on each unit; without one, a unit keeps its own, else takes the part's."""
     location = _location(location)
     if not part.is_serialised:
         raise ValidationError(
@@ -318,6 +320,11 @@ def units_receive(
             problems.append(f"Serial {unit.serial} is another organisation's unit.")
     if problems:
         raise ValidationError({"serials": problems[:10]})
+    declared = Unit.objects.filter(pk__in=[unit.pk for unit in units])
+    if country_of_origin:
+        declared.update(country_of_origin=country_of_origin)
+    else:
+        declared.filter(country_of_origin="").update(country_of_origin=part.country_of_origin)
     return [
         unit_transition(
             unit=unit,
