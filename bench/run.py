@@ -5,6 +5,8 @@
     python bench/run.py parts_api       # only bench/bench_parts_api.py (several names allowed)
     python bench/run.py freight         # a 3,000-line, 3-leg consolidation's freight options and page
     python bench/run.py stock_import    # 100,000 serials imported from CSV, beside COPY and a save() loop
+    python bench/run.py stock_list      # the stock lists (API, page, CSV export) at 1,000 and 100,000 units
+    python bench/run.py sizing          # the cluster sizing engine alone at 8 to 131,072 GPUs
     python bench/run.py --list          # the benchmarks there are
 
 SQLite by default (an in-memory test database); PostgreSQL when DATABASE_URL is set. Timings are

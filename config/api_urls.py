@@ -8,6 +8,7 @@ from apps.catalog.api import views as catalog
 from apps.compliance.api import views as compliance
 from apps.documents import api as documents
 from apps.shipments.api import views as shipments
+from apps.warehouse.api import notices as warehouse_notices
 from apps.warehouse.api import views as warehouse
 from apps.warehouse.api.imports import SerialImportViewSet
 
@@ -57,6 +58,11 @@ router.register("stock/allocations", warehouse.AllocationViewSet, basename="stoc
 router.register("stock/picks", warehouse.PickViewSet, basename="stock-pick")
 router.register("stock/dispatches", warehouse.DispatchViewSet, basename="stock-dispatch")
 router.register("stock/imports", SerialImportViewSet, basename="stock-import")
+router.register(
+    "stock/notice-receipts", warehouse_notices.NoticeReceiptViewSet, basename="stock-notice-receipt"
+)
+router.register("stock/discrepancies", warehouse_notices.DiscrepancyViewSet, basename="stock-discrepancy")
+router.register("stock/packs", warehouse_notices.PackViewSet, basename="stock-pack")
 
 
 def _nested(prefix: str, viewset, basename: str) -> list:

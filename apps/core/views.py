@@ -53,6 +53,7 @@ class FilteredListMixin:
 
     filterset_class = None
     paginate_by = 50
+    paginator_class = Paginator  # a list may read its pages another way (apps.warehouse.paging)
     partial_template_name: str = ""
 
     def get_filterset(self):
@@ -114,7 +115,7 @@ class FilteredListMixin:
             # `?export=pdf` names what can be had, not a page that looks like a download failed.
             filter_errors.append(f"Export ({export!r}): choose one of {', '.join(exports.FORMATS)}.")
             qs = filterset.queryset.none()
-        page = Paginator(qs, self.paginate_by).get_page(self.request.GET.get("page"))
+        page = self.paginator_class(qs, self.paginate_by).get_page(self.request.GET.get("page"))
         page.object_list = self.decorate_page(list(page.object_list))
         query = self.request.GET.copy()
         for name in ("page", "export"):

@@ -27,6 +27,7 @@ from .. import services
 from ..engines.unit_flow import Status
 from ..filters import LocationFilter, LotFilter
 from ..models import Location, Lot, LotAllocation, Movement, UnitPlacement
+from ..paging import KeysFirstPagination
 from . import schema
 from .filters import LedgerFilter, OnHandFilter, UnitFilter
 from .onhand import on_hand_rows
@@ -78,6 +79,7 @@ class UnitViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Unit.objects.select_related(*UNIT_RELATED)
     serializer_class = UnitSerializer
     filterset_class = UnitFilter
+    pagination_class = KeysFirstPagination  # 100,000 units: sort the keys, not the joined rows
     search_fields = ["serial"]
     ordering_fields = ["serial", "status", "customs_status", "part__part_number"]
     ordering = ["serial", "id"]
