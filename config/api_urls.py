@@ -5,6 +5,9 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
+from apps.clusters.api import plan as cluster_plan
+from apps.clusters.api import summary as cluster_summary
+from apps.clusters.api import views as clusters
 from apps.compliance.api import views as compliance
 from apps.documents import api as documents
 from apps.shipments.api import views as shipments
@@ -58,6 +61,7 @@ router.register("stock/allocations", warehouse.AllocationViewSet, basename="stoc
 router.register("stock/picks", warehouse.PickViewSet, basename="stock-pick")
 router.register("stock/dispatches", warehouse.DispatchViewSet, basename="stock-dispatch")
 router.register("stock/imports", SerialImportViewSet, basename="stock-import")
+router.register("clusters", clusters.ClusterDesignViewSet, basename="cluster")
 router.register(
     "stock/notice-receipts", warehouse_notices.NoticeReceiptViewSet, basename="stock-notice-receipt"
 )
@@ -85,6 +89,12 @@ urlpatterns = [
     path("countries/<str:code>/", compliance.CountryView.as_view(), name="country"),
     path("tasks/<str:task_id>/", compliance.TaskStatusView.as_view(), name="task"),
     path(
+        "clusters/<int:pk>/compliance-summary/",
+        cluster_summary.ComplianceSummaryView.as_view(),
+        name="cluster-compliance-summary",
+    ),
+    path("clusters/<int:pk>/coverage/", cluster_summary.CoverageView.as_view(), name="cluster-coverage"),
+    path(
         "shipments/<str:shipment_reference>/documents/",
         documents.ShipmentDocumentsView.as_view(),
         name="shipment-documents",
@@ -99,6 +109,12 @@ urlpatterns = [
         compliance.ComplianceCheckStartView.as_view(),
         name="shipment-compliance-check",
     ),
+    path(
+        "clusters/<int:pk>/shipment-plan/",
+        cluster_plan.ShipmentPlanView.as_view(),
+        name="cluster-shipment-plan",
+    ),
+    path("clusters/<int:pk>/own-or-rent/", cluster_plan.OwnOrRentView.as_view(), name="cluster-own-or-rent"),
     *_nested("lines", shipments.LineViewSet, "shipment-line"),
     *_nested("packages", shipments.PackageViewSet, "shipment-package"),
     *_nested("legs", shipments.LegViewSet, "shipment-leg"),

@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("apps.compliance.urls")),
     path("", include("apps.documents.urls")),
     path("stock/", include("apps.warehouse.urls")),
+    path("clusters/", include("apps.clusters.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     # Generated once per process (apps/core/api_docs.py), then served from memory.

@@ -49,7 +49,7 @@ from apps.catalog.models import Manufacturer, Part, Unit
 from apps.compliance.models import HoldReason, Licence, PartyBlock, ScreeningHit, ScreeningList
 from apps.documents.models import Document
 from apps.shipments.models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
-from apps.warehouse.models import Discrepancy, Location
+from apps.warehouse.models import Discrepancy, Location, Lot
 
 from .world import MARK, PUBLIC_KWARGS, World, build_world, kwarg_value, view_model
 
@@ -79,6 +79,8 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "warehouse:location-detail": Location,
     "warehouse:location-count": Location,
     "warehouse:discrepancy-resolve": {"pk": Discrepancy},
+    "warehouse:lot-adjust": Lot,
+    "warehouse:unit-status": Unit,
 }
 
 # Objects no organisation owns: every user reads the same ones, so there is nothing to isolate.

@@ -23,7 +23,7 @@ APPS_DIR = ROOT / "apps"
 
 # Lowest first. Each app may import only the apps before it. Future apps (warehouse, clusters)
 # go above shipments, since both hook into the shipment flow.
-LAYERS = ("core", "accounts", "catalog", "shipments", "warehouse", "compliance", "documents")
+LAYERS = ("core", "accounts", "catalog", "shipments", "warehouse", "compliance", "documents", "clusters")
 
 # Upward imports that stay for now, each with why. Only files other engineers were editing
 # when the test was written (views); the test fails when one of them is gone, so the list shrinks.

@@ -24,6 +24,8 @@ from apps.accounts import services as account_services
 from apps.accounts.models import ApiToken, Contact, Organisation, OrganisationKind, Registration, User
 from apps.accounts.roles import Role
 from apps.catalog.models import Part, Unit
+from apps.clusters import services as clusters
+from apps.clusters.models import BillOfMaterials, BomLine, ClusterDesign, SizingRun
 from apps.compliance import services as compliance
 from apps.compliance.models import (
     ComplianceCheck,
@@ -59,6 +61,7 @@ from apps.warehouse.models import (
     UnitPlacement,
 )
 
+from .clusters.builders import cluster_parts, design_fields
 from .factories import OperatorFactory, OrganisationFactory, PartFactory, UserFactory
 
 MARK = "Zqxa"  # in every text organisation A owns; never in anything else
@@ -294,6 +297,25 @@ def build_world() -> World:
     serial_import = SerialImport.objects.create(
         site=warehouse_site, owner=org_a, file_name=f"{MARK}-serials.csv", created_by=user_a
     )
+    # A cluster design of A's for its customer at a data centre of A's, a run of it and a bill of
+    # materials (issue 14). The run and the BOM are written as a finished sizing leaves them.
+    cluster_site = Site.objects.create(
+        owner=org_a, name=f"{MARK} DC Chennai", kind="data_centre", city="Chennai", country="IN",
+        power_mw=Decimal("12"), cooling_air=True, cooling_liquid=True,
+    )  # fmt: skip
+    cluster_kit = cluster_parts(org_a, prefix=MARK)
+    design = clusters.design_create(
+        owner=org_a,
+        fields=design_fields(cluster_kit, customer=customer_a, site=cluster_site, name=f"{MARK} cluster"),
+        actor=user_a,
+    )
+    run = clusters.sizing_run_create(design=design, actor=user_a)
+    SizingRun.objects.filter(pk=run.pk).update(status="succeeded", engine_version="1.0.0", result={})
+    bom = BillOfMaterials.objects.create(design=design, run=run, version=1, created_by=user_a)
+    bom_line = BomLine.objects.create(
+        bom=bom, part=cluster_kit["switch"], role="compute_leaf", quantity=16, engine_quantity=16,
+        figure="fabric.compute.leaves", note=f"{MARK} two spares",
+    )  # fmt: skip
     task = TaskRecord.objects.create(
         task_id="zqxa-task-0001",
         kind="compliance check",
@@ -385,6 +407,10 @@ def build_world() -> World:
             Receipt: [receipt],
             Discrepancy: [discrepancy],
             SerialImport: [serial_import],
+            ClusterDesign: [design],
+            SizingRun: [run],
+            BillOfMaterials: [bom],
+            BomLine: [bom_line],
         },
     )
     world.references = [
@@ -424,6 +450,10 @@ def kwarg_value(world: World, view_class, name: str, *, model: type[models.Model
         return world.task_id
     if name == "receipt":  # a warehouse receipt's reference (RCV-…)
         return world.first(Receipt).reference
+    # Under a cluster design (`/clusters/{id}/…`): its run, bill-of-materials version and line.
+    cluster_children = {"run_pk": SizingRun, "bom_pk": BillOfMaterials, "line_pk": BomLine}
+    if name in cluster_children and world.first(cluster_children[name]) is not None:
+        return world.first(cluster_children[name]).pk
     if name in ("pk", "id") or name.endswith("_pk"):
         model = model or view_model(view_class)
         obj = world.first(model) if model else None

@@ -10,6 +10,7 @@ _NAV = [
     ("Licences", "compliance:licences", "compliance.view"),
     ("Screening", "compliance:lists", "compliance.view"),
     ("Stock", "warehouse:stock-list", "stock.view"),
+    ("Clusters", "clusters:design-list", "clusters.view"),
     ("Sites", "shipments:site-list", "sites.view"),
     ("Freight rates", "shipments:rate-list", "freight.rates.view"),
     ("Organisations", "accounts:organisation-list", "organisations.view"),

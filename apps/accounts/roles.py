@@ -63,6 +63,10 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "stock.allocate": frozenset({Role.COORDINATOR, Role.WAREHOUSE_OPERATOR, Role.ADMIN}),
     # Import serials in bulk, keep the warehouse's locations.
     "stock.manage": frozenset({Role.WAREHOUSE_OPERATOR, Role.COORDINATOR, Role.ADMIN}),
+    # Cluster designs (issue 14). Partners see the designs their organisation owns or is the
+    # customer of; they plan (edit, size, turn into bills of materials, issue) only their own.
+    "clusters.view": ALL_ROLES,
+    "clusters.plan": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
 }
 
 

@@ -19,8 +19,18 @@ from .models import (
 
 @admin.register(Site)
 class SiteAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
-    list_display = ("name", "kind", "city", "country", "iata_code", "unlocode", "is_bonded", "owner")
-    list_filter = ("kind", "country", "is_bonded")
+    list_display = (
+        "name",
+        "kind",
+        "city",
+        "country",
+        "iata_code",
+        "unlocode",
+        "is_bonded",
+        "power_mw",
+        "owner",
+    )
+    list_filter = ("kind", "country", "is_bonded", "cooling_liquid")
     search_fields = ("name", "city", "iata_code", "unlocode")
 
 

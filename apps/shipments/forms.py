@@ -337,6 +337,10 @@ class SiteForm(ScopedChoicesFormMixin, forms.ModelForm):
             "unlocode",
             "iata_code",
             "customer",
+            "power_mw",
+            "cooling_air",
+            "cooling_liquid",
+            "cooling_immersion",
         ]
 
     def __init__(self, *args, user=None, **kwargs):

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "apps.warehouse",
     "apps.compliance",
     "apps.documents",
+    "apps.clusters",
 ]
 
 MIDDLEWARE = [
@@ -345,6 +346,11 @@ SPECTACULAR_SETTINGS = {
             "generate, issue, void, download.",
         },
         {"name": "Tasks", "description": "Progress of background work (checks, document generation)."},
+        {
+            "name": "Clusters",
+            "description": "Cluster designs, their sizing runs (compute, network, storage, power, cooling, "
+            "checkpointing) and versioned bills of materials.",
+        },
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
@@ -359,6 +365,9 @@ SPECTACULAR_SETTINGS = {
         "DocumentTypeEnum": "apps.documents.models.DocumentType",
         "EndUseFlagEnum": "apps.shipments.models.EndUseFlag",
         "ScreeningHitStatusEnum": "apps.compliance.models.HitStatus",
+        "ClusterFabricKindEnum": "apps.clusters.models.FabricKind",
+        "SizingRunStatusEnum": "apps.clusters.models.RunStatus",
+        "BillOfMaterialsStatusEnum": "apps.clusters.models.BomStatus",
     },
 }
 

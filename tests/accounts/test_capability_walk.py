@@ -224,7 +224,22 @@ WALK: dict[str, Walk] = {
         url=lambda ctx: reverse("warehouse:location-create"),
         shown_on=lambda ctx: reverse("warehouse:location-list"),
     ),
+    # Cluster designs (issue 14): the designs list in the menu; sizing a design is the "Run sizing"
+    # button on its page (organisation A's design: its partner owns it, operator staff plan any).
+    "clusters.view": Walk(url=lambda ctx: reverse("clusters:design-list"), shown_on=_menu),
+    "clusters.plan": Walk(
+        url=lambda ctx: reverse("clusters:run-start", args=[_design(ctx).pk]),
+        method="POST",
+        shown_on=lambda ctx: reverse("clusters:design-detail", args=[_design(ctx).pk]),
+    ),
 }
+
+
+def _design(ctx: Ctx):
+    from apps.clusters.models import ClusterDesign
+
+    return ctx.world.first(ClusterDesign)
+
 
 # (capability, role) pairs that fail the walk today, with why: the test fails when one is fixed,
 # so that it is taken off this list.

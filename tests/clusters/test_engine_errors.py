@@ -225,3 +225,12 @@ def test_beyond_three_tiers_and_fixed_topology_together():
 
 def test_oob_uplinks_must_leave_ports():
     assert set(refused(with_value(base(), "management.oob_uplinks", 48))) == {"management.oob_uplinks"}
+
+
+def test_every_engine_bom_role_can_be_stored():
+    """A bill of materials line stores the engine's role: a role the model lacks would fail on save
+    (storage_core, the storage fabric's third tier, once did)."""
+    from apps.clusters.engines.types import BomRole as EngineRole
+    from apps.clusters.models import BomRole
+
+    assert {role.value for role in EngineRole} == set(BomRole.values)

@@ -25,7 +25,7 @@ def test_each_app_puts_its_tiles_and_panels_on_the_dashboard(catalogue, coordina
     page = browser_as(coordinator).get("/")
     assert list(tiles(page)) == [
         "open shipments", "on hold", "late", "units in stock", "in bond", "quarantined",
-        "parts in the catalogue", "organisations", "active API tokens",
+        "cluster designs", "parts in the catalogue", "organisations", "active API tokens",
     ]  # fmt: skip
     assert tiles(page)["parts in the catalogue"] == 4
     assert [card.title for card in page.context["panels"]] == ["Catalogue by category", "Recent activity"]

@@ -13,6 +13,7 @@ def test_the_apps_steps_run_in_their_order():
         "shipments",
         "warehouse",
         "compliance shipments",
+        "clusters",
     ]
 
 

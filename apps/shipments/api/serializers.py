@@ -55,6 +55,10 @@ class SiteSerializer(serializers.ModelSerializer):
             "unlocode",
             "iata_code",
             "customer",
+            "power_mw",
+            "cooling_air",
+            "cooling_liquid",
+            "cooling_immersion",
         ]
         validators: list = []
 

@@ -1,4 +1,7 @@
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -51,6 +54,29 @@ class Site(AuditedModel, TimeStampedModel):
     country = CountryField()
     unlocode = models.CharField("UN/LOCODE", max_length=5, blank=True)
     iata_code = models.CharField("IATA code", max_length=3, blank=True)
+    # What a data centre offers a cluster (issue 14): the sizing warns when a design needs more
+    # power than the site has, and a design may only use a cooling the site offers. Empty power
+    # means "not known" (no check); no cooling ticked means "not known" either.
+    power_mw = models.DecimalField(
+        "available power (MW)",
+        max_digits=8,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.001")), MaxValueValidator(Decimal("10000"))],
+        help_text="For a data centre: the IT power available to clusters, in megawatts.",
+    )
+    cooling_air = models.BooleanField(
+        "offers air cooling", default=False, help_text="For a data centre: racks cooled by air."
+    )
+    cooling_liquid = models.BooleanField(
+        "offers direct-to-chip liquid cooling",
+        default=False,
+        help_text="For a data centre: facility water for direct-to-chip liquid cooling (CDUs).",
+    )
+    cooling_immersion = models.BooleanField(
+        "offers immersion cooling", default=False, help_text="For a data centre: immersion tanks."
+    )
 
     objects = OrgScopedQuerySet.as_manager()
 
@@ -106,6 +132,11 @@ class Site(AuditedModel, TimeStampedModel):
             errors["unlocode"] = "A seaport needs its UN/LOCODE."
         if self.is_bonded and self.kind not in (SiteKind.WAREHOUSE, SiteKind.SUPPLIER_WAREHOUSE):
             errors["is_bonded"] = "Only warehouses are bonded."
+        if self.kind != SiteKind.DATA_CENTRE:
+            if self.power_mw is not None:
+                errors["power_mw"] = "Only a data centre has power available for clusters."
+            if self.cooling_air or self.cooling_liquid or self.cooling_immersion:
+                errors["cooling_liquid"] = "Only a data centre offers cooling for clusters."
         if self.customer_id and self.owner_id and self.owner.kind != "operator":
             errors["customer"] = (
                 "Only a site the operator keeps names a customer; a partner's sites are its own."
@@ -114,6 +145,16 @@ class Site(AuditedModel, TimeStampedModel):
             errors["customer"] = "The customer is the owner already."
         if errors:
             raise ValidationError(errors)
+
+    @property
+    def cooling_offered(self) -> list[str]:
+        """The cooling kinds the site offers ("air", "liquid", "immersion"); empty when not known."""
+        offered = (
+            ("air", self.cooling_air),
+            ("liquid", self.cooling_liquid),
+            ("immersion", self.cooling_immersion),
+        )
+        return [kind for kind, yes in offered if yes]
 
     @property
     def airport_name(self) -> str:

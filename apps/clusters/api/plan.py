@@ -1,0 +1,218 @@
+"""`/api/v1/clusters/{id}/shipment-plan/` and `/api/v1/clusters/{id}/own-or-rent/` (issue 14).
+
+- shipment-plan, GET: the proposed shipments of the design's current bill of materials (or
+  `?bom=<version>`), each with its lines, legs, freight cost (null when no rate prices it) and
+  why. POST: make them (or the `proposals` named) into draft shipments: 201 with the shipments;
+  refused (400 naming `again`) when drafts were made from that version already, unless
+  `again` is true. Needs `clusters.plan` and `shipments.edit`.
+- own-or-rent, GET `?gpu_hour_price=&support_rate=&months=&utilisation=`: cumulative own and rent
+  costs a month, the break-even month and how each figure was reached.
+
+The design is read with `visible_to(user)` (POST: `visible_to(user, CHANGE)`): another
+organisation's design is not found (404).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.rest import allowed_query_params, refuse_unknown_query_params
+from apps.core.scoping import CHANGE, VIEW
+
+from .. import own_or_rent, shipment_plan
+from ..models import BillOfMaterials, ClusterDesign
+
+TAG = "Clusters"
+OWN_OR_RENT_PARAMS = {"gpu_hour_price": None, "support_rate": None, "months": None, "utilisation": None}
+
+
+def design_for(request, pk: int, action: str = VIEW) -> ClusterDesign:
+    return get_object_or_404(
+        ClusterDesign.objects.visible_to(request.user, action).select_related("site", "customer"), pk=pk
+    )
+
+
+def bom_for(design: ClusterDesign, version: int | None) -> BillOfMaterials:
+    boms = BillOfMaterials.objects.filter(design=design).select_related("design__site", "design__customer")
+    bom = boms.filter(version=version).first() if version else boms.order_by("-version").first()
+    if bom is None:
+        if version:
+            raise DjangoValidationError({"bom": f"No version {version} of this design's bill of materials."})
+        raise DjangoValidationError({"bom": "The design has no bill of materials yet: size it and make one."})
+    return bom
+
+
+class PlanQuerySerializer(serializers.Serializer):
+    bom = serializers.IntegerField(
+        required=False, min_value=1, help_text="A bill-of-materials version; default the newest."
+    )
+
+
+class PlanCreateSerializer(serializers.Serializer):
+    bom = serializers.IntegerField(
+        required=False, min_value=1, help_text="A bill-of-materials version; default the newest."
+    )
+    proposals = serializers.ListField(
+        child=serializers.CharField(max_length=80),
+        required=False,
+        max_length=100,
+        help_text="The proposal keys to make (default: every proposal).",
+    )
+    again = serializers.BooleanField(
+        default=False, help_text="Make drafts even though drafts were made from this version already."
+    )
+
+
+class OwnOrRentQuerySerializer(serializers.Serializer):
+    gpu_hour_price = serializers.DecimalField(
+        max_digits=12, decimal_places=4, help_text="Rent price per GPU-hour, in the hardware's currency."
+    )
+    support_rate = serializers.DecimalField(
+        max_digits=6,
+        decimal_places=2,
+        required=False,
+        default=own_or_rent.DEFAULT_SUPPORT_RATE,
+        help_text="Yearly support, percent of the hardware's landed cost (10 is 10 %).",
+    )
+    months = serializers.IntegerField(required=False, default=own_or_rent.DEFAULT_MONTHS)
+    utilisation = serializers.DecimalField(
+        max_digits=6,
+        decimal_places=2,
+        required=False,
+        default=own_or_rent.DEFAULT_UTILISATION,
+        help_text="Percent of the owned GPU-hours that would be rented (100: all of them).",
+    )
+
+    def validate_gpu_hour_price(self, value: Decimal) -> Decimal:
+        if value <= 0:
+            raise serializers.ValidationError("The price per GPU-hour must be greater than 0.")
+        return value
+
+    def validate_months(self, value: int) -> int:
+        if value <= 0:
+            raise serializers.ValidationError("The number of months must be greater than 0.")
+        if value > 600:
+            raise serializers.ValidationError("At most 600 months (50 years).")
+        return value
+
+    def validate_support_rate(self, value: Decimal) -> Decimal:
+        if not 0 <= value <= 100:
+            raise serializers.ValidationError("The yearly support rate is a percentage from 0 to 100.")
+        return value
+
+    def validate_utilisation(self, value: Decimal) -> Decimal:
+        if not 0 < value <= 100:
+            raise serializers.ValidationError("Utilisation is a percentage above 0, at most 100.")
+        return value
+
+
+CreatedShipments = inline_serializer(
+    "ClusterDraftShipments",
+    {
+        "shipments": inline_serializer(
+            "ClusterDraftShipment",
+            {
+                "reference": serializers.CharField(),
+                "url": serializers.CharField(),
+                "mode": serializers.CharField(),
+                "lines": serializers.IntegerField(),
+                "legs": serializers.IntegerField(),
+            },
+            many=True,
+        )
+    },
+)
+
+
+class ShipmentPlanView(APIView):
+    """The shipment plan of a cluster's bill of materials, and its proposals made into drafts."""
+
+    capabilities = {"read": "clusters.view", "write": "shipments.edit"}
+    model = ClusterDesign  # the design named by `pk` (the isolation sweep reads it)
+
+    @extend_schema(
+        operation_id="clusters_shipment_plan_retrieve",
+        tags=[TAG],
+        summary="Read a cluster's shipment plan",
+        description="Proposed shipments by origin (supplier, country of origin) and mode, each with its "
+        "lines, legs, freight cost on the rate table (null with `missing` when no rate prices it) and "
+        "`reasons`. Money as strings.",
+        parameters=[PlanQuerySerializer],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request, pk: int):
+        design = design_for(request, pk)
+        refuse_unknown_query_params(request, allowed_query_params(request, None) | {"bom": None})
+        query = PlanQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        bom = bom_for(design, query.validated_data.get("bom"))
+        plan = shipment_plan.plan_for(bom)
+        # The rate card behind the prices is the operator's (apps/shipments/disclosure.py).
+        return Response(shipment_plan.plan_as_dict(plan, bom, rate_card=request.user.is_operator_staff))
+
+    @extend_schema(
+        operation_id="clusters_shipment_plan_create",
+        tags=[TAG],
+        summary="Make a cluster's proposed shipments into draft shipments",
+        request=PlanCreateSerializer,
+        responses={201: CreatedShipments},
+    )
+    def post(self, request, pk: int):
+        # Making shipments is a shipments write (`capabilities`) of a cluster the user plans.
+        if not request.user.can("clusters.plan"):
+            raise PermissionDenied("Your role does not allow this.")
+        design = design_for(request, pk, CHANGE)
+        body = PlanCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        bom = bom_for(design, body.validated_data.get("bom"))
+        made = shipment_plan.shipments_create_from_plan(
+            bom=bom,
+            actor=request.user,
+            proposals=body.validated_data.get("proposals"),
+            again=body.validated_data["again"],
+        )
+        rows = [
+            {
+                "reference": s.reference,
+                "url": s.get_absolute_url(),
+                "mode": s.mode,
+                "lines": s.lines.count(),
+                "legs": s.legs.count(),
+            }
+            for s in made
+        ]
+        return Response({"shipments": rows}, status=status.HTTP_201_CREATED)
+
+
+class OwnOrRentView(APIView):
+    """Own (landed hardware, power, support) against rent (the same GPU-hours), month by month."""
+
+    capabilities = {"read": "clusters.view", "write": "clusters.plan"}
+    model = ClusterDesign  # the design named by `pk` (the isolation sweep reads it)
+
+    @extend_schema(
+        operation_id="clusters_own_or_rent_retrieve",
+        tags=[TAG],
+        summary="Compare owning a cluster with renting the same GPU-hours",
+        description="Cumulative own (landed hardware, power, support) and rent costs for months 0 to "
+        "`months`, the break-even month (or null, with `break_even_beyond` or the verdict saying why) "
+        "and how each figure was reached. Money as strings, in the hardware's currency.",
+        parameters=[OwnOrRentQuerySerializer],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request, pk: int):
+        design = design_for(request, pk)
+        refuse_unknown_query_params(request, allowed_query_params(request, None) | OWN_OR_RENT_PARAMS)
+        query = OwnOrRentQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        answer = own_or_rent.own_or_rent_for(design, **query.validated_data)
+        return Response(own_or_rent.answer_as_dict(answer))

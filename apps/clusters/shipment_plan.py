@@ -1,0 +1,357 @@
+"""A cluster's shipment plan (issue 14): the pure planner (`engines/shipment_plan.py`) fed from a
+bill of materials, the site and the rate table, and the proposals made into draft shipments.
+
+- `plan_for(bom)`: the proposals for the BOM's lines (quantity above 0), priced on the freight
+  rates valid on the plan date (today), through the operator's bonded warehouse outside the
+  site's country (the demo's Singapore hub) with its handling rate.
+- `shipments_create_from_plan(bom=…, actor=…, proposals=…)`: draft shipments with their lines
+  (and, for a consolidation, inbound legs to the hub and the main carriage), made through the
+  shipments app's own services (`shipment_create`, `line_add`, `leg_add`) in one transaction:
+  all or nothing. Each is linked to the design (`ClusterShipment`) and marked in its instructions
+  with the design, the BOM version and the proposal, so making a proposal of the same version a
+  second time is refused unless asked for (`again=True`); cancelled drafts do not count, and the
+  proposals not made yet can be made later.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import OrganisationKind
+from apps.shipments import selectors as shipment_selectors
+from apps.shipments import services as shipment_services
+from apps.shipments.engines import freight
+from apps.shipments.models import (
+    FreightRate,
+    HubHandlingRate,
+    LegRole,
+    Shipment,
+    ShipmentStatus,
+    Site,
+    SiteKind,
+)
+
+from .engines import shipment_plan as engine
+from .models import BillOfMaterials, ClusterDesign
+from .summary_models import ClusterShipment
+
+ORIGIN_KINDS = (SiteKind.FACTORY, SiteKind.SUPPLIER_WAREHOUSE)
+
+
+def _rate(r: FreightRate) -> freight.Rate:
+    """A rate table row as the freight engine reads it (as the shipments app's selectors do)."""
+    return freight.Rate(
+        mode=r.mode,
+        origin_country=r.origin_country,
+        destination_country=r.destination_country,
+        currency=r.currency,
+        transit_days=r.transit_days,
+        price_per_kg=r.price_per_kg,
+        container_prices=r.container_prices,
+        price_per_cbm=r.price_per_cbm,
+        price_per_tonne=r.price_per_tonne,
+        minimum_charge=r.minimum_charge,
+        valid_from=r.valid_from,
+        valid_to=r.valid_to,
+        carrier=r.carrier,
+        service=r.service,
+    )
+
+
+def consolidation_hub(design: ClusterDesign) -> Site | None:
+    """The operator's bonded warehouse outside the site's country (first by name), or None."""
+    return (
+        Site.objects.filter(kind=SiteKind.WAREHOUSE, is_bonded=True, owner__kind=OrganisationKind.OPERATOR)
+        .exclude(country=design.site.country)
+        .order_by("name", "pk")
+        .first()
+    )
+
+
+def _hub(site: Site | None, on: dt.date) -> engine.Hub | None:
+    if site is None:
+        return None
+    handling = (
+        HubHandlingRate.objects.filter(site=site, valid_from__lte=on, valid_to__gte=on)
+        .order_by("-valid_from", "-pk")
+        .first()
+    )
+    if handling is None:
+        return engine.Hub(name=site.name, country=site.country)
+    return engine.Hub(
+        name=site.name,
+        country=site.country,
+        handling_per_kg=handling.price_per_kg,
+        handling_minimum=handling.minimum_charge,
+        handling_currency=handling.currency,
+    )
+
+
+def _bom_lines(bom: BillOfMaterials):
+    return list(bom.lines.filter(quantity__gt=0).select_related("part__manufacturer").order_by("id"))
+
+
+def plan_inputs(bom: BillOfMaterials, *, today: dt.date | None = None) -> engine.PlanInputs:
+    """The planner's inputs: the BOM's lines with their parts' figures, the site's country, the
+    required-on-site date and the rates valid today to the site's and the hub's countries."""
+    design = bom.design
+    on = today or timezone.localdate()
+    lines = []
+    for line in _bom_lines(bom):
+        part = line.part
+        goods = shipment_selectors.part_dangerous_goods(part)
+        lines.append(
+            engine.PlanLine(
+                key=str(line.pk),
+                description=f"{part.manufacturer.name} {part.part_number} ({line.get_role_display()})",
+                category=part.category,
+                quantity=line.quantity,
+                unit_weight_kg=part.unit_weight_kg,
+                length_cm=part.length_cm,
+                width_cm=part.width_cm,
+                height_cm=part.height_cm,
+                unit_value=part.unit_value,
+                currency=part.currency,
+                country_of_origin=part.country_of_origin,
+                supplier=part.manufacturer.name,
+                dangerous_goods=(goods,) if goods else (),
+            )
+        )
+    hub_site = consolidation_hub(design)
+    destinations = {design.site.country} | ({hub_site.country} if hub_site else set())
+    rates = FreightRate.objects.filter(
+        destination_country__in=destinations, valid_from__lte=on, valid_to__gte=on
+    ).order_by("pk")
+    return engine.PlanInputs(
+        lines=tuple(lines),
+        destination_country=design.site.country,
+        ready_date=on,
+        required_by=design.required_on_site,
+        rates=tuple(_rate(r) for r in rates),
+        hub=_hub(hub_site, on),
+        limits=shipment_selectors.freight_limits(),
+    )
+
+
+def _refused(error: engine.PlanError, bom: BillOfMaterials) -> ValidationError:
+    if error.field.isdigit():  # a BOM line's key
+        return ValidationError({"bom": f"Version {bom.version}: {error.message}"})
+    return ValidationError({error.field: error.message})
+
+
+def plan_for(bom: BillOfMaterials, *, today: dt.date | None = None) -> engine.ShipmentPlan:
+    """The proposed shipments for a bill of materials; a ValidationError names what it cannot use."""
+    try:
+        return engine.plan(plan_inputs(bom, today=today))
+    except engine.PlanError as error:
+        raise _refused(error, bom) from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def plan_as_dict(
+    plan: engine.ShipmentPlan, bom: BillOfMaterials, *, rate_card: bool = False
+) -> dict[str, Any]:
+    """The plan as JSON-safe data (money as strings), with the BOM version it was made from.
+    `breakdown` (the freight engine's working, quoting the operator's rates) only with `rate_card`:
+    for operator staff (apps/shipments/disclosure.py); the design's owner and customer read the
+    totals and the reasons."""
+    data = asdict(plan)
+    for proposal in data["proposals"]:
+        proposal["priced"] = proposal["cost"] is not None
+        if not rate_card:
+            del proposal["breakdown"]
+        for line in proposal["lines"]:
+            line["bom_line"] = int(line.pop("key"))
+        for leg in proposal["legs"]:
+            leg["bom_lines"] = [int(key) for key in leg.pop("line_keys")]
+    return {"design": bom.design_id, "bom_version": bom.version, **_jsonable(data)}
+
+
+def plan_marker(bom: BillOfMaterials) -> str:
+    """What starts the instructions of a draft made from this version's plan."""
+    return f"[Cluster plan {bom.design_id} BOM v{bom.version}]"
+
+
+def drafts_made(bom: BillOfMaterials):
+    """The live shipments made from this version's plan (not cancelled)."""
+    return (
+        Shipment.objects.filter(
+            cluster_links__design_id=bom.design_id, instructions__startswith=plan_marker(bom)
+        )
+        .exclude(status=ShipmentStatus.CANCELLED)
+        .order_by("reference")
+    )
+
+
+def drafts_by_proposal(bom: BillOfMaterials) -> dict[str, list[Shipment]]:
+    """The live drafts made from this version's plan, by the proposal they were made from."""
+    prefix = f"{plan_marker(bom)} Proposal "
+    made: dict[str, list[Shipment]] = {}
+    for shipment in drafts_made(bom):
+        key = shipment.instructions[len(prefix) :].split(":", 1)[0]
+        made.setdefault(key, []).append(shipment)
+    return made
+
+
+def _origin_site(sites: list[Site], country: str, supplier: str) -> Site | None:
+    """A factory or supplier warehouse in `country`, the supplier's own first (by its name or its
+    owner's), else the first by name."""
+    here = [s for s in sites if s.country == country]
+    wanted = supplier.lower()
+    own = [s for s in here if wanted and (wanted in s.name.lower() or wanted in s.owner.legal_name.lower())]
+    return (own or here or [None])[0]
+
+
+def origin_sites(proposals, actor) -> tuple[dict[tuple[str, str], Site], dict[str, list[str]]]:
+    """The site each proposal's goods leave from, by (country, supplier), among the factories and
+    supplier warehouses `actor` sees; and what keeps a proposal from becoming a shipment (no site
+    in a country, parts in two currencies), each naming the proposal."""
+    sites = list(
+        Site.objects.visible_to(actor)
+        .filter(kind__in=ORIGIN_KINDS)
+        .select_related("owner")
+        .order_by("name", "pk")
+    )
+    problems: dict[str, list[str]] = {}
+    origins: dict[tuple[str, str], Site] = {}
+    for proposal in proposals:
+        currencies = sorted({line.currency for line in proposal.lines})
+        if len(currencies) > 1:
+            problems.setdefault(proposal.key, []).append(
+                f"{proposal.key}: its parts are priced in {' and '.join(currencies)}; a shipment has one "
+                "currency: give the parts one currency in the catalogue."
+            )
+        for leg in proposal.legs:
+            if leg.role == "main":
+                continue
+            site = _origin_site(sites, leg.origin_country, leg.supplier)
+            if site is None:
+                problems.setdefault(proposal.key, []).append(
+                    f"{proposal.key}: no factory or supplier warehouse in {leg.origin_country} to ship "
+                    f"{leg.supplier}'s goods from; add the supplier's site first."
+                )
+            else:
+                origins[(leg.origin_country, leg.supplier)] = site
+    return origins, problems
+
+
+@transaction.atomic
+def shipments_create_from_plan(
+    *,
+    bom: BillOfMaterials,
+    actor,
+    proposals: list[str] | None = None,
+    again: bool = False,
+    today: dt.date | None = None,
+) -> list[Shipment]:
+    """Draft shipments for the chosen proposals (all when none are named), with their lines and,
+    for a consolidation, its legs; linked to the design. All or nothing: any refusal (an origin
+    with no site to ship from, a part priced in another currency, a party the actor may not
+    name …) leaves nothing made. The BOM's row is locked, so two requests queue."""
+    # Only the BOM's row is locked (`of`): not the design, site and customer read with it.
+    bom = (
+        BillOfMaterials.objects.select_for_update(of=("self",))
+        .select_related("design__site", "design__customer")
+        .get(pk=bom.pk)
+    )
+    design = bom.design
+    if design.required_on_site is None:
+        raise ValidationError(
+            {
+                "required_on_site": "Set the date the cluster is required on site: "
+                "a shipment needs a required date."
+            }
+        )
+    plan = plan_for(bom, today=today)
+    by_key = {p.key: p for p in plan.proposals}
+    chosen_keys = list(dict.fromkeys(proposals)) if proposals else list(by_key)
+    unknown = [key for key in chosen_keys if key not in by_key]
+    if unknown:
+        raise ValidationError(
+            {
+                "proposals": f"No proposal {', '.join(unknown)} in the plan; "
+                f"it has {', '.join(by_key) or 'none'}."
+            }
+        )
+    chosen = [by_key[key] for key in chosen_keys]
+    if not again:
+        made = drafts_by_proposal(bom)
+        repeated = [
+            f"{key} ({', '.join(s.reference for s in made[key])})" for key in chosen_keys if key in made
+        ]
+        if repeated:
+            raise ValidationError(
+                {
+                    "again": f"Drafts were made from version {bom.version}'s plan already for "
+                    f"{'; '.join(repeated)}: ask again to make another set."
+                }
+            )
+    hub_site = consolidation_hub(design)
+    origins, problems = origin_sites(chosen, actor)
+    if problems:
+        raise ValidationError({"proposals": [message for found in problems.values() for message in found]})
+    bom_lines = {str(line.pk): line for line in _bom_lines(bom)}
+    parties = {"consignee": design.customer, "ultimate_consignee": design.customer}
+    marker = plan_marker(bom)
+    shipments = []
+    for proposal in chosen:
+        feeders = [leg for leg in proposal.legs if leg.role != "main"]
+        first = origins[(feeders[0].origin_country, feeders[0].supplier)]
+        shipment = shipment_services.shipment_create(
+            actor=actor,
+            fields={
+                "origin": first,
+                "destination": design.site,
+                "incoterm": "DAP",
+                "incoterm_place": f"{design.site.name}, {design.site.city}"[:120],
+                "mode": proposal.mode,
+                "ready_date": plan.ready_date,
+                "required_by": design.required_on_site,
+                "currency": proposal.lines[0].currency,
+                "end_use": f"AI training cluster: {design.name}"[:300],
+                "instructions": f"{marker} Proposal {proposal.key}: {proposal.reasons[0]}"[:4000],
+            },
+            parties=parties,
+        )
+        lines_by_key = {}
+        for planned in proposal.lines:
+            bom_line = bom_lines[planned.key]
+            lines_by_key[planned.key] = shipment_services.line_add(
+                shipment=shipment, part=bom_line.part, quantity=bom_line.quantity, actor=actor
+            )
+        if proposal.kind == engine.CONSOLIDATED:
+            for leg in proposal.legs:
+                inbound = leg.role != "main"
+                fields = {
+                    "role": LegRole.INBOUND if inbound else LegRole.MAIN,
+                    "origin": origins[(leg.origin_country, leg.supplier)] if inbound else hub_site,
+                    "destination": hub_site if inbound else design.site,
+                    "mode": leg.mode,
+                    "planned_departure": leg.departure,
+                    "planned_arrival": leg.arrival,
+                }
+                carried = [lines_by_key[key] for key in leg.line_keys] if inbound else []
+                shipment_services.leg_add(shipment=shipment, fields=fields, lines=carried)
+        link = ClusterShipment(design=design, shipment=shipment, created_by=actor if actor.pk else None)
+        link.full_clean()
+        link.save()
+        shipments.append(shipment)
+    return shipments
