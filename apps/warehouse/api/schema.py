@@ -57,6 +57,7 @@ UNIT = {
     "owner": 7,
     "status": "available",
     "customs_status": "in_bond",
+    "country_of_origin": "TW",
     "location": BIN,
     "customs_reference": BOND,
     "allocated_to": None,

@@ -84,6 +84,12 @@ class UnitSerializer(serializers.ModelSerializer):
     received_at = serializers.SerializerMethodField()
     # A plain string in the schema: an enum named `status` needs an ENUM_NAME_OVERRIDES entry.
     status = serializers.CharField(read_only=True, help_text=UNIT_STATUS_HELP)
+    country_of_origin = serializers.CharField(
+        source="origin_country",
+        read_only=True,
+        help_text="ISO country where this unit was made: declared by the line it was received under, "
+        "else its part's.",
+    )
 
     class Meta:
         model = Unit
@@ -95,6 +101,7 @@ class UnitSerializer(serializers.ModelSerializer):
             "owner",
             "status",
             "customs_status",
+            "country_of_origin",
             "location",
             "customs_reference",
             "allocated_to",
