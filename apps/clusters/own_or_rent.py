@@ -92,7 +92,8 @@ def hardware_landed_cost(
     if plan is not None:
         if plan.unpriced:
             notes.append(
-                f"Freight not counted: {len(plan.unpriced)} of the shipment plan's proposals have no rate "
+                f"Freight not counted: {len(plan.unpriced)} of the shipment plan's proposals "
+                f"{'has' if len(plan.unpriced) == 1 else 'have'} no rate "
                 f"({', '.join(plan.unpriced)}), so the landed cost is goods, insurance, duty and taxes only."
             )
         elif len(plan.freight_by_currency) == 1:
@@ -193,11 +194,13 @@ def own_or_rent_for(
                 }
             )
         multiplier, used = found
-        converted = price * multiplier
+        # To the micro-unit, as the note shows it: the sum is worked and explained with one price
+        # (an unrounded product printed as 0.09999999999999999999999999997 USD/kWh).
+        converted = (price * multiplier).quantize(Decimal("0.000001"))
         notes.append(
             f"Electricity {price.normalize():f} {design.electricity_currency}/kWh at 1 {used.base} = "
             f"{used.rate.normalize():f} {used.quote} ({used.valid_on.isoformat()}) = "
-            f"{converted.quantize(Decimal('0.000001')).normalize():f} {currency}/kWh."
+            f"{converted.normalize():f} {currency}/kWh."
         )
         price = converted
     it_kw = _it_kw(bom)

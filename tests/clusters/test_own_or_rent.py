@@ -150,6 +150,8 @@ def test_landed_hardware_power_in_the_hardwares_currency_and_break_even_by_hand(
     assert r.support_per_month == D("14202.48")  # 1,420,248 × 12 % / 12
     assert r.rent_per_month == D("747520.00")  # 512 GPUs × 730 h × 2.00
     assert r.break_even_month == 2  # 1,420,248 / (747,520 − 22,962.48) = 1.96
+    # The converted price is worked and shown to the micro-unit, never as 0.0999…97.
+    assert answer.electricity_price == D("0.1") and "× 0.1 USD/kWh" in " ".join(r.explanation)
 
 
 def test_freight_of_a_fully_priced_plan_is_in_the_landed_cost(operator, design):

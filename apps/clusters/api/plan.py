@@ -18,7 +18,6 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
@@ -30,6 +29,7 @@ from apps.core.scoping import CHANGE, VIEW
 
 from .. import own_or_rent, shipment_plan
 from ..models import BillOfMaterials, ClusterDesign
+from . import schema
 
 TAG = "Clusters"
 OWN_OR_RENT_PARAMS = {"gpu_hour_price": None, "support_rate": None, "months": None, "utilisation": None}
@@ -115,6 +115,127 @@ class OwnOrRentQuerySerializer(serializers.Serializer):
         return value
 
 
+# --- the answers (schema only: the views answer `shipment_plan.plan_as_dict` and
+# `own_or_rent.answer_as_dict` as they are, and these describe them for the API docs) ---------------
+
+
+def _decimal(help_text: str = "", **kwargs) -> serializers.DecimalField:
+    """A decimal as a string, at the precision it was worked to (no fixed number of digits)."""
+    return serializers.DecimalField(max_digits=None, decimal_places=None, help_text=help_text, **kwargs)
+
+
+def _per_currency(help_text: str) -> serializers.DictField:
+    return serializers.DictField(child=_decimal(), help_text=f"{help_text}, by currency code.")
+
+
+def _texts(help_text: str = "", **kwargs) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text, **kwargs)
+
+
+class PlannedLineSerializer(serializers.Serializer):
+    bom_line = serializers.IntegerField(help_text="The bill-of-materials line's id.")
+    description = serializers.CharField()
+    quantity = serializers.IntegerField()
+    value = _decimal("Quantity × the part's unit value.")
+    currency = serializers.CharField()
+    gross_kg = _decimal()
+    country_of_origin = serializers.CharField()
+    supplier = serializers.CharField()
+    why = serializers.CharField(help_text="Why this mode: weight, value, category, the required date.")
+
+
+class PlannedLegSerializer(serializers.Serializer):
+    role = serializers.CharField(help_text="inbound (origin → hub), main (hub → site) or direct.")
+    origin_country = serializers.CharField()
+    destination_country = serializers.CharField()
+    supplier = serializers.CharField(help_text="Empty on the main carriage from the hub.")
+    mode = serializers.CharField(help_text="air or ocean.")
+    cost = _decimal("Null when no rate prices the leg.", allow_null=True)
+    currency = serializers.CharField()
+    service = serializers.CharField()
+    departure = serializers.DateField(allow_null=True)
+    arrival = serializers.DateField(allow_null=True)
+    bom_lines = serializers.ListField(child=serializers.IntegerField(), help_text="The lines it carries.")
+
+
+class ProposalSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="Names the proposal in a POST's `proposals`.")
+    kind = serializers.CharField(help_text="direct, or consolidated through the hub.")
+    mode = serializers.CharField(help_text="air or ocean.")
+    origin_countries = _texts()
+    suppliers = _texts()
+    destination_country = serializers.CharField()
+    hub = serializers.CharField(help_text="The consolidation hub's name; empty when direct.")
+    lines = PlannedLineSerializer(many=True)
+    legs = PlannedLegSerializer(many=True)
+    goods_value = _per_currency("The goods' value")
+    gross_kg = _decimal()
+    cost = _decimal("Freight and hub handling; null when no rate prices a leg.", allow_null=True)
+    currency = serializers.CharField()
+    arrival = serializers.DateField(allow_null=True)
+    on_time = serializers.BooleanField(allow_null=True, help_text="Arrives by the required date.")
+    priced = serializers.BooleanField()
+    reasons = _texts("Why these goods travel together, this way.")
+    missing = _texts("What the rate table lacks to price it.")
+    breakdown = _texts(
+        "The freight engine's working, quoting the operator's rate card: operator staff only.",
+        required=False,
+    )
+
+
+class ShipmentPlanSerializer(serializers.Serializer):
+    design = serializers.IntegerField()
+    bom_version = serializers.IntegerField()
+    proposals = ProposalSerializer(many=True)
+    ready_date = serializers.DateField(help_text="When the goods can leave (today).")
+    required_by = serializers.DateField(allow_null=True, help_text="The design's required-on-site date.")
+    freight_by_currency = _per_currency("The priced proposals' freight")
+    unpriced = _texts("The keys of the proposals no rate prices.")
+    reasons = _texts()
+
+
+class LandedCostSerializer(serializers.Serializer):
+    goods = _decimal()
+    freight = _decimal()
+    insurance = _decimal()
+    duty = _decimal()
+    levies = _decimal()
+    vat = _decimal()
+    brokerage = _decimal()
+    handling = _decimal()
+    total = _decimal()
+    complete = serializers.BooleanField(help_text="False when a figure could not be worked out.")
+    explanation = _texts()
+
+
+class CostPointSerializer(serializers.Serializer):
+    month = serializers.IntegerField()
+    own = _decimal("Cumulative cost of owning by the end of the month.")
+    rent = _decimal("Cumulative cost of renting by the end of the month.")
+
+
+class OwnOrRentSerializer(serializers.Serializer):
+    bom_version = serializers.IntegerField()
+    currency = serializers.CharField(help_text="The hardware's currency: every figure is in it.")
+    months = serializers.IntegerField()
+    hardware_landed = _decimal("The hardware at landed cost, paid in month 0.")
+    landed_cost = LandedCostSerializer()
+    it_kw = _decimal()
+    power_per_month = _decimal()
+    support_per_month = _decimal()
+    own_running_per_month = _decimal()
+    gpu_hours_per_month = _decimal()
+    rent_per_month = _decimal()
+    break_even_month = serializers.IntegerField(allow_null=True)
+    break_even_beyond = serializers.IntegerField(
+        allow_null=True, help_text="When it breaks even past `months`; null if never or within them."
+    )
+    verdict = serializers.CharField()
+    explanation = _texts()
+    notes = _texts("What was left out or converted, and why.")
+    points = CostPointSerializer(many=True, help_text="Months 0 to `months`.")
+
+
 CreatedShipments = inline_serializer(
     "ClusterDraftShipments",
     {
@@ -147,7 +268,8 @@ class ShipmentPlanView(APIView):
         "lines, legs, freight cost on the rate table (null with `missing` when no rate prices it) and "
         "`reasons`. Money as strings.",
         parameters=[PlanQuerySerializer],
-        responses=OpenApiTypes.OBJECT,
+        responses=ShipmentPlanSerializer,
+        examples=schema.PLAN_EXAMPLES,
     )
     def get(self, request, pk: int):
         design = design_for(request, pk)
@@ -165,6 +287,7 @@ class ShipmentPlanView(APIView):
         summary="Make a cluster's proposed shipments into draft shipments",
         request=PlanCreateSerializer,
         responses={201: CreatedShipments},
+        examples=schema.PLAN_CREATE_EXAMPLES,
     )
     def post(self, request, pk: int):
         # Making shipments is a shipments write (`capabilities`) of a cluster the user plans.
@@ -207,7 +330,8 @@ class OwnOrRentView(APIView):
         "`months`, the break-even month (or null, with `break_even_beyond` or the verdict saying why) "
         "and how each figure was reached. Money as strings, in the hardware's currency.",
         parameters=[OwnOrRentQuerySerializer],
-        responses=OpenApiTypes.OBJECT,
+        responses=OwnOrRentSerializer,
+        examples=schema.OWN_OR_RENT_EXAMPLES,
     )
     def get(self, request, pk: int):
         design = design_for(request, pk)

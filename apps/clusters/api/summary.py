@@ -22,6 +22,7 @@ from .. import compliance_summary as summaries
 from ..coverage import cluster_coverage, visible_shipments
 from ..models import BillOfMaterials, ClusterDesign
 from ..summary_models import ComplianceSummary
+from . import schema
 
 TAG = "Clusters"
 BOM_VERSION = OpenApiParameter(
@@ -162,6 +163,7 @@ class ComplianceSummaryView(APIView):
         tags=[TAG],
         summary="Read a cluster's latest compliance summary",
         responses={200: ComplianceSummarySerializer},
+        examples=schema.SUMMARY_EXAMPLES,
     )
     def get(self, request, pk):
         design = _design(request, pk)
@@ -176,6 +178,7 @@ class ComplianceSummaryView(APIView):
         summary="Make a cluster's compliance summary (in the background)",
         request=SummaryStartSerializer,
         responses={202: SummaryStartedSerializer},
+        examples=schema.SUMMARY_START_EXAMPLES,
     )
     def post(self, request, pk):
         design = _design(request, pk)
@@ -204,6 +207,7 @@ class CoverageView(APIView):
         summary="Read a cluster's coverage",
         parameters=[BOM_VERSION],
         responses={200: CoverageSerializer},
+        examples=schema.COVERAGE_EXAMPLES,
     )
     def get(self, request, pk):
         design = _design(request, pk)
