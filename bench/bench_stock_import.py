@@ -237,10 +237,10 @@ def _copy(rows: list[tuple], world) -> None:
         raw = cursor.cursor  # psycopg's own cursor: COPY
         with raw.copy(
             "COPY catalog_unit (id, part_id, manufacturer_id, serial, owner_id, status, customs_status, "
-            "created_at, updated_at) FROM STDIN"
+            "country_of_origin, created_at, updated_at) FROM STDIN"
         ) as copy:
             for unit_id, (serial, _) in zip(ids, rows, strict=True):
-                copy.write_row((unit_id, part, maker, serial, owner, "received", "in_bond", now, now))
+                copy.write_row((unit_id, part, maker, serial, owner, "received", "in_bond", "", now, now))
         with raw.copy(
             "COPY warehouse_unitplacement (unit_id, location_id, customs_reference, created_at, updated_at) "
             "FROM STDIN"

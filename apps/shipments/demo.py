@@ -43,6 +43,24 @@ OPERATOR_SITES = [
     ("Rackpass Bonded Hub Singapore", "warehouse", "Singapore", "SG", "", "", True),
     ("Chennai AI Compute — Siruseri DC1", "data_centre", "Chennai", "IN", "", "", False),
     ("Jabil Guadalajara (NVIDIA networking)", "factory", "Zapopan", "MX", "", "", False),
+    # Where the demo clusters' other parts leave from (issue 14: every proposal of a cluster's
+    # shipment plan needs an origin site; the planner matches a site by the part's maker, by name,
+    # in the part's country of origin). Kept by the operator, as the Jabil plant is: the makers
+    # are not demo organisations.
+    # NVIDIA's LinkX optical transceivers are built under contract by Fabrinet in Thailand; its
+    # Chonburi campus is one of its plants (which plant ships these modules is an estimate [E]).
+    ("Fabrinet Chonburi (NVIDIA optics)", "factory", "Chonburi", "TH", "", "", False),
+    # NVIDIA's LinkX fibre cables made by a contract cable assembler in Guangdong [E]: the
+    # assembler is not named, the city is an estimate.
+    ("LinkX cable assembly Dongguan (NVIDIA cables)", "factory", "Dongguan", "CN", "", "", False),
+    # US makers' shipping points [E]: Cerebras's Sunnyvale headquarters, DDN's Chatsworth
+    # headquarters, a Schneider Electric distribution centre (Memphis) for the racks, and Vertiv's
+    # Lincoln, Nebraska plant (where Geist rack PDUs are built; the CDUs are assumed to ship from
+    # there too).
+    ("Cerebras Systems Sunnyvale", "factory", "Sunnyvale", "US", "", "", False),
+    ("DDN Chatsworth (storage appliances)", "supplier_warehouse", "Chatsworth", "US", "", "", False),
+    ("Schneider Electric Memphis (racks)", "supplier_warehouse", "Memphis", "US", "", "", False),
+    ("Vertiv Lincoln (Geist PDUs, CoolChip CDUs)", "factory", "Lincoln", "US", "", "", False),
 ]
 # Operator-kept sites of a customer: its data centre.
 CUSTOMER_SITES = {"Chennai AI Compute — Siruseri DC1": "Chennai AI Compute Pvt. Ltd."}
@@ -120,6 +138,90 @@ RATES = [
         None,
         "300",
         7,
+    ),
+    # Issue 14: lanes for the demo clusters' Thai optics and Chinese cables, to the site and to the
+    # Singapore hub (demo figures [E], in line with the lanes above: short intra-Asian hops to
+    # Singapore cost less than the long lanes to India). With Thailand and Mexico both able to
+    # reach the hub by air, the clusters' air goods from those countries consolidate there. There
+    # is deliberately no US → SG lane: the US servers and systems (tonnes of them) fly straight to
+    # Chennai rather than detour through Singapore.
+    (
+        "TH",
+        "SG",
+        "air",
+        "Air general cargo",
+        "Thai Airways Cargo",
+        "1.60",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "120",
+        2,
+    ),
+    (
+        "TH",
+        "IN",
+        "air",
+        "Air general cargo",
+        "Thai Airways Cargo",
+        "2.40",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "150",
+        3,
+    ),
+    ("TH", "SG", "ocean", "Ocean FCL/LCL", "RCL", None, "350", "600", "650", "30", "22", "80", 4),
+    ("TH", "IN", "ocean", "Ocean FCL/LCL", "RCL", None, "700", "1150", "1250", "45", "32", "100", 12),
+    (
+        "CN",
+        "SG",
+        "air",
+        "Air general cargo",
+        "China Cargo Airlines",
+        "2.30",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "150",
+        3,
+    ),
+    (
+        "CN",
+        "IN",
+        "air",
+        "Air general cargo",
+        "China Southern Cargo",
+        "3.60",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "200",
+        5,
+    ),
+    ("CN", "SG", "ocean", "Ocean FCL/LCL", "COSCO Shipping", None, "450", "800", "850", "35", "25", "100", 6),
+    (
+        "CN",
+        "IN",
+        "ocean",
+        "Ocean FCL/LCL",
+        "COSCO Shipping",
+        None,
+        "900",
+        "1500",
+        "1600",
+        "50",
+        "35",
+        "120",
+        18,
     ),
 ]
 # India's basic customs duty by HS prefix (estimates for planning; check the current schedule).

@@ -530,11 +530,16 @@ def _write_by_copy(plan: Plan, *, actor: User | None, reason: str, progress: Pro
         if progress is not None:
             progress(60, f"Copying {total:,} units")
         with copy_from(
+            # Every NOT NULL column is named: COPY knows nothing of the model's defaults (a column
+            # added to Unit later fails here, and tests/warehouse/test_imports.py on PostgreSQL says so).
             f"COPY {unit_table} (id, part_id, manufacturer_id, serial, owner_id, status, customs_status, "
-            "created_at, updated_at) FROM STDIN"
+            "country_of_origin, created_at, updated_at) FROM STDIN"
         ) as copy:
             for unit_id, (part_id, maker_id, serial, owner_id, _, _) in zip(ids, plan.units, strict=True):
-                copy.write_row((unit_id, part_id, maker_id, serial, owner_id, received, customs, now, now))
+                # No origin in the file: blank reads as the part's (Unit.origin_country).
+                copy.write_row(
+                    (unit_id, part_id, maker_id, serial, owner_id, received, customs, "", now, now)
+                )
         if progress is not None:
             progress(75, f"Placing {total:,} units")
         with copy_from(
