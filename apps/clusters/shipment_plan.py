@@ -27,7 +27,6 @@ from django.utils import timezone
 from apps.accounts.models import OrganisationKind
 from apps.shipments import selectors as shipment_selectors
 from apps.shipments import services as shipment_services
-from apps.shipments.engines import freight
 from apps.shipments.models import (
     FreightRate,
     HubHandlingRate,
@@ -43,26 +42,6 @@ from .models import BillOfMaterials, ClusterDesign
 from .summary_models import ClusterShipment
 
 ORIGIN_KINDS = (SiteKind.FACTORY, SiteKind.SUPPLIER_WAREHOUSE)
-
-
-def _rate(r: FreightRate) -> freight.Rate:
-    """A rate table row as the freight engine reads it (as the shipments app's selectors do)."""
-    return freight.Rate(
-        mode=r.mode,
-        origin_country=r.origin_country,
-        destination_country=r.destination_country,
-        currency=r.currency,
-        transit_days=r.transit_days,
-        price_per_kg=r.price_per_kg,
-        container_prices=r.container_prices,
-        price_per_cbm=r.price_per_cbm,
-        price_per_tonne=r.price_per_tonne,
-        minimum_charge=r.minimum_charge,
-        valid_from=r.valid_from,
-        valid_to=r.valid_to,
-        carrier=r.carrier,
-        service=r.service,
-    )
 
 
 def consolidation_hub(design: ClusterDesign) -> Site | None:
@@ -134,7 +113,7 @@ def plan_inputs(bom: BillOfMaterials, *, today: dt.date | None = None) -> engine
         destination_country=design.site.country,
         ready_date=on,
         required_by=design.required_on_site,
-        rates=tuple(_rate(r) for r in rates),
+        rates=tuple(shipment_selectors.engine_rate(r) for r in rates),
         hub=_hub(hub_site, on),
         limits=shipment_selectors.freight_limits(),
     )

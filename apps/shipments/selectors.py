@@ -685,7 +685,7 @@ def lane_rates(origin_country: str, destination_country: str, on: dt.date) -> li
         valid_from__lte=on,
         valid_to__gte=on,
     )
-    return [_rate(r) for r in rows]
+    return [engine_rate(r) for r in rows]
 
 
 def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
@@ -707,8 +707,8 @@ def freight_plan(shipment: Shipment, *, today: dt.date | None = None):
     return recommendation, recommendation.options
 
 
-def _rate(r: FreightRate) -> freight_engine.Rate:
-    """A rate table row as the freight engine reads it."""
+def engine_rate(r: FreightRate) -> freight_engine.Rate:
+    """A rate table row as the freight engine reads it (also the clusters' shipment plan)."""
     return freight_engine.Rate(
         mode=r.mode,
         origin_country=r.origin_country,
@@ -812,7 +812,7 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
     lanes = Q()
     for request in requests:
         lanes |= Q(origin_country=request.origin_country, destination_country=request.destination_country)
-    rates = [_rate(r) for r in FreightRate.objects.filter(lanes)]
+    rates = [engine_rate(r) for r in FreightRate.objects.filter(lanes)]
     handling, handling_currency, handling_basis = hub_handling(hub, everything, start)
     route = freight_engine.plan_route(
         requests,
