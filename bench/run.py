@@ -122,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _audit_truncate_allowed():
-    """Let flush empty the audit log on PostgreSQL, as the test suite's flush does: a benchmark
-    that writes through the services (load_demo) leaves audit events behind."""
+    """Let flush empty the append-only tables (the audit log, the movement ledger) on PostgreSQL,
+    as the test suite's flush does: a benchmark that writes through the services (load_demo)
+    leaves audit events and stock movements behind."""
     from apps.core.db_guards import flush_past_truncate_guards
 
     return flush_past_truncate_guards()

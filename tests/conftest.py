@@ -32,13 +32,14 @@ def chromium_path() -> str | None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _flush_past_the_audit_truncate_guard():
-    """Let the suite's flush empty the audit log on PostgreSQL.
+    """Let the suite's flush empty the append-only tables on PostgreSQL.
 
     pytest-django empties the tables after each transactional test (the browser tests) with one
-    TRUNCATE, which the audit log's trigger refuses (apps/core/migrations/0006). Django's flush
-    for PostgreSQL is wrapped here to switch that one trigger off and on again in the same
-    transaction, as the table's owner (the test database's owner, `postgres` in CI) may: no
-    other session sees the log unguarded (apps/core/db_guards.py; the application never opens it).
+    TRUNCATE, which the audit log's and the movement ledger's triggers refuse (core/0006,
+    warehouse/0005). Django's flush for PostgreSQL is wrapped here to switch those triggers off
+    and on again in the same transaction, as the table's owner (the test database's owner,
+    `postgres` in CI) may: no other session sees a table unguarded (apps/core/db_guards.py; the
+    application never opens it).
     """
     from apps.core.db_guards import flush_past_truncate_guards
 

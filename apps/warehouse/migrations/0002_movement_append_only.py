@@ -1,9 +1,7 @@
 """Make the movement ledger append-only in the database itself, as core/0002 does for the audit log.
 
 PostgreSQL refuses UPDATE and DELETE of a row; SQLite (development) refuses UPDATE (deletes stay
-possible there, as the test runner empties tables with DELETE). TRUNCATE is not guarded yet: the
-test suite's flush truncates every table, and tests/conftest.py switches off only the audit log's
-TRUNCATE trigger (core/0006); guarding it here needs that switch to cover this table too.
+possible there, as the test runner empties tables with DELETE). TRUNCATE is refused by 0005.
 """
 
 from django.db import migrations
