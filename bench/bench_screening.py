@@ -36,14 +36,14 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from apps.compliance.screening.matcher import FullScan, Hit, ListEntry, ScreeningIndex
 from apps.compliance.screening.parsers import parse_csl_json
+from apps.core.shared_data import shared_path
 from bench.harness import Report, interleaved, round_robin
 
-REAL_LIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "csl" / "consolidated-2026-07-31.json"
+REAL_LIST = shared_path("data/csl/consolidated-2026-07-31.json")
 SEED = 20261202
 QUERIES = 500
 NAIVE_QUERIES_REAL = 30

@@ -2,18 +2,18 @@
 false hold, no licence counted twice."""
 
 import json
-from pathlib import Path
 
 from django.core.management import call_command
 
 from apps.accounts.models import User
 from apps.compliance import services
 from apps.compliance.models import ComplianceCheck, Licence, LicenceDrawdown, ScreeningList
+from apps.core.shared_data import shared_path
 from apps.shipments.models import Shipment
 
 from .conftest import LIST
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "csl" / "consolidated-2026-07-31.json"
+REAL = shared_path("data/csl/consolidated-2026-07-31.json")
 
 
 def _latest_results() -> dict[str, tuple[str, str]]:

@@ -19,9 +19,10 @@ from apps.compliance.screening.matcher import (
 )
 from apps.compliance.screening.normalise import tokens
 from apps.compliance.screening.parsers import parse_csl_json
+from apps.core.shared_data import shared_path
 
 DEMO = Path(__file__).resolve().parents[2] / "apps" / "compliance" / "data" / "csl-demo.json"
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "csl" / "consolidated-2026-07-31.json"
+REAL = shared_path("data/csl/consolidated-2026-07-31.json")
 needs_real_list = pytest.mark.skipif(not REAL.exists(), reason=f"{REAL} is absent")
 
 
@@ -319,3 +320,63 @@ def test_missing_middle_names_are_a_high_recall_hit_only(demo):
     # often leave out: 0.65 here, found at 0.60, not at 0.80.
     assert hit_for(demo, "Hani Al-Sibai", "AL-SIBA'I, Hani Muhammad Yusuf") is None
     assert hit_for(demo, "Hani Al-Sibai", "AL-SIBA'I, Hani Muhammad Yusuf", threshold=0.6) is not None
+
+
+# --- a trading name beside a listed surname; names written in Cyrillic -----------------------------
+
+
+def test_a_word_two_edits_from_a_generic_word_is_not_generic():
+    """ "electric" is not a misspelling of "electronics": it keeps its weight, so a party with a
+    distinctive second word is not read as the one-word listed name."""
+    from apps.compliance.screening.matcher import is_generic
+
+    assert not is_generic("electric")
+    assert is_generic("technolgy") and is_generic("internacional") and is_generic("electronic")
+
+
+def test_schneider_electric_is_no_high_precision_hit_on_schneider_gmbh():
+    index = ScreeningIndex([ListEntry("s", "Schneider GMBH", countries=("DE",))])
+    assert index.search(["Schneider Electric"], country="FR") == []
+    assert index.search(["Schneider Electric SE"], country="FR") == []
+    # Still a possible match for an officer to look at, at the high-recall threshold.
+    (hit,) = index.search(["Schneider Electric SE"], country="FR", threshold=0.60)
+    assert 0.60 <= hit.score < 0.80
+
+
+@pytest.mark.parametrize("legal_form", ["SE", "S.E.", "KGaA", "OHG", "SpA", "S.p.A."])
+def test_european_legal_forms_are_dropped(legal_form):
+    assert tokens(f"Schneider Electric {legal_form}") == ("schneider", "electric")
+
+
+@pytest.mark.parametrize(
+    "cyrillic",
+    ["Хуавэй Текнолоджиз", "Хуавей Технолоджис", "ХУАВЭЙ ТЕКНОЛОДЖИЗ КО., ЛТД."],
+)
+def test_a_western_name_written_in_cyrillic_finds_its_entry(cyrillic):
+    index = ScreeningIndex(
+        [
+            ListEntry("h", "Huawei Technologies Co., Ltd.", countries=("CN",)),
+            ListEntry("x", "Sikret Tekhnolodzhis", countries=("RU",)),
+        ]
+    )
+    hits = index.search([cyrillic], country="CN")
+    assert [h.entry_id for h in hits][:1] == ["h"]
+    assert hits[0].score >= 0.80
+    assert hits[0].query_name == cyrillic
+
+
+def test_a_russian_name_still_matches_its_strict_romanisation():
+    index = ScreeningIndex([ListEntry("k", "KHIMPROM", countries=("RU",))])
+    (hit,) = index.search(["Химпром"], country="RU")
+    assert hit.entry_id == "k" and hit.score >= 0.80
+
+
+def test_index_and_full_scan_agree_on_cyrillic_queries():
+    entries = [
+        ListEntry("h", "Huawei Technologies Co., Ltd.", countries=("CN",)),
+        ListEntry("k", "KHIMPROM", countries=("RU",)),
+        ListEntry("s", "Schneider GMBH", countries=("DE",)),
+    ]
+    index, scan = ScreeningIndex(entries), FullScan(entries)
+    for name in ["Хуавэй Текнолоджиз", "Химпром", "Шнайдер Электрик"]:
+        assert index.search([name], threshold=0.6) == scan.search([name], threshold=0.6)

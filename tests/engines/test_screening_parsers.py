@@ -13,9 +13,10 @@ from apps.compliance.screening.parsers import (
     parse_csl_json,
     parse_opensanctions_jsonl,
 )
+from apps.core.shared_data import shared_path
 
 DEMO = Path(__file__).resolve().parents[2] / "apps" / "compliance" / "data" / "csl-demo.json"
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "csl" / "consolidated-2026-07-31.json"
+REAL = shared_path("data/csl/consolidated-2026-07-31.json")
 
 
 def csl_record(**fields):

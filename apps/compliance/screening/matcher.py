@@ -57,9 +57,9 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from rapidfuzz import process
-from rapidfuzz.distance import JaroWinkler
+from rapidfuzz.distance import OSA, JaroWinkler
 
-from .normalise import compact, name_variants, tokens
+from .normalise import compact, name_variants, romanisations, tokens
 
 OWNERSHIP_NOTE = (
     "Screening compares names only: it does not cover entities owned 50 % or more by listed parties "
@@ -227,12 +227,12 @@ def is_generic(token: str) -> bool:
     """A generic trade word or a near spelling of one ("technolgy", "internacional")."""
     if token in GENERIC_WORDS:
         return True
-    return (
-        process.extractOne(
-            token, _GENERIC_LIST, scorer=JaroWinkler.normalized_similarity, score_cutoff=GENERIC_SPELLING
-        )
-        is not None
+    # A near spelling is one typo away, not only close by Jaro–Winkler, which rates a shared start
+    # high: "electric" is 0.96 to "electronic", but it is its own word (and often a name's second).
+    found = process.extractOne(
+        token, _GENERIC_LIST, scorer=JaroWinkler.normalized_similarity, score_cutoff=GENERIC_SPELLING
     )
+    return found is not None and OSA.distance(token, found[0]) <= 1
 
 
 def is_patronymic(token: str) -> bool:
@@ -476,9 +476,11 @@ def _queries(names: Sequence[str] | str) -> list[tuple[str, tuple[str, ...]]]:
         names = [names]
     queries = []
     for name in names:
-        words = tokens(name)
-        if words:
-            queries.append((name, words))
+        # A Cyrillic name is screened by its strict and its loose reading, reported under the name.
+        for reading in romanisations(name):
+            words = tokens(reading)
+            if words and (name, words) not in queries:
+                queries.append((name, words))
     return queries
 
 

@@ -209,6 +209,10 @@ EDGE_LEGAL_FORMS = frozenset(
         "ek",
         "oyj",
         "asa",
+        # Societas Europaea ("Schneider Electric SE"), and German partnership forms.
+        "se",
+        "kgaa",
+        "ohg",
     ]
 )
 LEGAL_PHRASES = tuple(
@@ -278,6 +282,71 @@ def tokens(text: str) -> tuple[str, ...]:
     return _clean(_words(text))
 
 
+# A Western or Chinese trading name written in Cyrillic ("Хуавэй Текнолоджиз") is spelled by how
+# it sounds, and its strict romanisation ("khuavey teknolodzhiz") is far from the Latin name on a
+# list. `romanisations` adds a second, loose reading: trade words that Russian borrows from
+# English are read back as the English word, and the letters Russian uses for English and Chinese
+# sounds take those sounds (х for h, в for w, й for i, дж for j). Screening compares both readings
+# and keeps the better, so "Химпром" still finds "KHIMPROM" by the strict one.
+_LOANWORDS = tuple(
+    (re.compile(pattern), english)
+    for pattern, english in (
+        (r"^т[еэ](?:х|к|хк|кх)нолод?жи[зс]$", "technologies"),
+        (r"^т[еэ](?:х|к|хк|кх)нолод?жи$", "technology"),
+        (r"^т[еэ]к$", "tech"),
+        (r"^интерн[еэ]шн(а|э)?л$", "international"),
+        (r"^тр[еэ]йдинг$", "trading"),
+        (r"^холдинг[сз]$", "holdings"),
+        (r"^холдинг$", "holding"),
+        (r"^групп?$", "group"),
+        (r"^лимит[еи]д$", "limited"),
+        (r"^корпор[еэ]йшн$", "corporation"),
+        (r"^компани$", "company"),
+        (r"^инк$", "inc"),
+        (r"^[еэ]л[еэ]ктрон[иі]кс$", "electronics"),
+        (r"^[еэ]л[еэ]ктрик$", "electric"),
+        (r"^сист[еэ]мс$", "systems"),
+        (r"^солюшн[сз]$", "solutions"),
+        (r"^индастри[зс]$", "industries"),
+        (r"^[еэ]нт[еэ]рпрайз$", "enterprise"),
+        (r"^глобал$", "global"),
+        (r"^с[еэ]рвис[еи][зс]$", "services"),
+        (r"^логистикс$", "logistics"),
+        (r"^[еэ]н[еэ]рджи$", "energy"),
+        (r"^н[еэ]тв[оё]ркс$", "networks"),
+        (r"^с[еэ]микондактор$", "semiconductor"),
+        (r"^с[еэ]микондактор[сз]$", "semiconductors"),
+        (r"^д[еи]вайс[еи][зс]$", "devices"),
+        (r"^микросист[еэ]мс$", "microsystems"),
+        (r"^инжиниринг$", "engineering"),
+    )
+)
+_LOOSE_TABLE = str.maketrans(
+    {**_TRANSLITERATION, "х": "h", "в": "w", "й": "i", "э": "e", "ы": "i", "ц": "tz", "щ": "sch"}
+)
+_CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]+")
+
+
+def has_cyrillic(text: str) -> bool:
+    return _CYRILLIC_WORD.search(text) is not None
+
+
+def romanisations(name: str) -> tuple[str, ...]:
+    """The name, and for a name with Cyrillic letters its loose Latin reading too (see above)."""
+    if not has_cyrillic(name):
+        return (name,)
+
+    def loose(match: re.Match[str]) -> str:
+        word = match.group(0).casefold()
+        for pattern, english in _LOANWORDS:
+            if pattern.match(word):
+                return english
+        return word.replace("дж", "j").translate(_LOOSE_TABLE)
+
+    reading = _CYRILLIC_WORD.sub(loose, name)
+    return (name, reading) if reading != name else (name,)
+
+
 def compact(words: tuple[str, ...]) -> str:
     """The tokens run together: "hua wei" and "huawei" compare equal this way."""
     return "".join(words)
@@ -318,6 +387,10 @@ def name_variants(name: str) -> tuple[str, ...]:
     for variant in list(variants):
         if "-" in variant:
             add(variant.replace("-", ""))
+    # A name written in Cyrillic is read loosely too ("Хуавэй" → "huawei"): see `romanisations`.
+    for variant in list(variants):
+        for reading in romanisations(variant)[1:]:
+            add(reading)
     return tuple(variants)
 
 
