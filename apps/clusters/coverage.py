@@ -21,6 +21,11 @@ is left over, so a surplus shows instead of vanishing.
 
 A linked shipment to another destination (a feeder to a consolidation warehouse) is listed but not
 counted: its goods count once they are in stock or on the shipment to the site.
+
+Every figure is of what the reader may see (`visible_to(reader)`): the shipments it is a party to
+(one it is no party to is neither listed nor counted, only said to exist) and the stock its own
+on-hand shows. A design's customer is whoever its owner names, so its stock is not the reader's to
+count: a forwarder naming a supplier as customer reads none of the supplier's stock here.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Sum
 
 from apps.shipments.models import Shipment, ShipmentLine, ShipmentStatus
 from apps.warehouse.models import AllocationStatus, Lot, LotAllocation, UnitPlacement
@@ -167,6 +172,8 @@ class Coverage:
     bom: BillOfMaterials | None
     lines: list[LineCoverage] = field(default_factory=list)
     shipments: list[LinkedShipment] = field(default_factory=list)
+    # Linked shipments the reader is no party to: neither listed nor counted.
+    hidden_shipments: int = 0
     installed_note: str = INSTALLED_NOTE
 
     @property
@@ -188,6 +195,7 @@ class Coverage:
             "lines": [line.as_dict() for line in self.lines],
             "totals": self.totals,
             "shipments": [vars(s) for s in self.shipments],
+            "hidden_shipments": self.hidden_shipments,
             "installed_note": self.installed_note,
         }
 
@@ -196,12 +204,11 @@ def _by_part(rows) -> dict[int, int]:
     return {part: int(n or 0) for part, n in rows}
 
 
-def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None) -> Coverage:
-    """Coverage of `bom` (default: the design's newest version). Eight queries (seven given the
-    version) whatever the size
-    of the bill of materials and however many shipments and warehouse rows there are (asserted in
-    tests/clusters/test_coverage.py): every count is one grouped query, the parts and shipments
-    are subqueries, not lists."""
+def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None, *, reader) -> Coverage:
+    """Coverage of `bom` (default: the design's newest version) as `reader` may see it. Eight
+    queries (seven given the version) whatever the size of the bill of materials and however many
+    shipments and warehouse rows there are (asserted in tests/clusters/test_coverage.py): every
+    count is one grouped query, the parts, shipments and the reader's scope are subqueries."""
     if bom is None:
         bom = BillOfMaterials.objects.filter(design=design).order_by("-version").first()
     coverage = Coverage(design=design, bom=bom)
@@ -209,15 +216,20 @@ def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None) 
         return coverage
     lines = list(BomLine.objects.filter(bom=bom, quantity__gt=0).select_related("part").order_by("id"))
     parts = BomLine.objects.filter(bom=bom).values("part_id")
+    visible = Shipment.objects.visible_to(reader).values("pk")
     links = list(
         ClusterShipment.objects.filter(design=design)
+        .annotate(shown=ExpressionWrapper(Q(shipment_id__in=visible), output_field=BooleanField()))
         .order_by("shipment__reference")
         .values_list(
-            "shipment_id", "shipment__reference", "shipment__status", "shipment__held_from",
+            "shown", "shipment_id", "shipment__reference", "shipment__status", "shipment__held_from",
             "shipment__destination_id", "shipment__destination__name",
         )
     )  # fmt: skip
-    for pk, reference, status, held_from, destination_id, destination in links:
+    for shown, pk, reference, status, held_from, destination_id, destination in links:
+        if not shown:
+            coverage.hidden_shipments += 1
+            continue
         coverage.shipments.append(
             LinkedShipment(
                 shipment=pk,
@@ -229,9 +241,9 @@ def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None) 
                 destination=destination,
             )
         )
-    to_site = ClusterShipment.objects.filter(design=design, shipment__destination_id=design.site_id).values(
-        "shipment_id"
-    )
+    to_site = ClusterShipment.objects.filter(
+        design=design, shipment__destination_id=design.site_id, shipment__in=visible
+    ).values("shipment_id")
     site_lines = ShipmentLine.objects.filter(shipment__in=to_site, part__in=parts)
 
     # One grouped query for every stage: (part, status, held from) → pieces.
@@ -249,27 +261,32 @@ def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None) 
     # order too: counted in stock, not twice).
     pending = site_lines.filter(_stage_q(NOT_DEPARTED, "shipment__"))
     allocated_lots = _by_part(
-        LotAllocation.objects.filter(line__in=pending.values("pk"), status__in=IN_WAREHOUSE)
+        LotAllocation.objects.visible_to(reader)
+        .filter(line__in=pending.values("pk"), status__in=IN_WAREHOUSE)
         .order_by()
         .values_list("line__part_id")
         .annotate(n=Sum("quantity"))
     )
     allocated_units = _by_part(
-        UnitPlacement.objects.filter(line__in=pending.values("pk"))
+        UnitPlacement.objects.visible_to(reader)
+        .filter(line__in=pending.values("pk"))
         .order_by()
         .values_list("line__part_id")
         .annotate(n=Count("pk"))
     )
-    # The customer's own stock of the parts that no shipment line has taken.
+    # The customer's own stock of the parts that no shipment line has taken, of what the reader's
+    # own on-hand shows.
     customer = design.customer_id
     free_lots = _by_part(
-        Lot.objects.filter(owner_id=customer, part__in=parts, quantity__gt=F("allocated"))
+        Lot.objects.visible_to(reader)
+        .filter(owner_id=customer, part__in=parts, quantity__gt=F("allocated"))
         .order_by()
         .values_list("part_id")
         .annotate(n=Sum(F("quantity") - F("allocated")))
     )
     free_units = _by_part(
-        UnitPlacement.objects.filter(unit__owner_id=customer, unit__part__in=parts, line__isnull=True)
+        UnitPlacement.objects.visible_to(reader)
+        .filter(unit__owner_id=customer, unit__part__in=parts, line__isnull=True)
         .order_by()
         .values_list("unit__part_id")
         .annotate(n=Count("pk"))
@@ -312,14 +329,3 @@ def cluster_coverage(design: ClusterDesign, bom: BillOfMaterials | None = None) 
             room = max(room - take, 0)
         coverage.lines.append(row)
     return coverage
-
-
-def visible_shipments(coverage: Coverage, user) -> tuple[list[LinkedShipment], int]:
-    """The linked shipments `user` may see, and how many others there are: a design's customer
-    reads the counts of every shipment of its cluster, not the shipments it is no party to."""
-    ids = [s.shipment for s in coverage.shipments]
-    if not ids:
-        return [], 0
-    visible = set(Shipment.objects.visible_to(user).filter(pk__in=ids).values_list("pk", flat=True))
-    shown = [s for s in coverage.shipments if s.shipment in visible]
-    return shown, len(ids) - len(shown)

@@ -21,7 +21,7 @@ from apps.core.models import TaskRecord
 from apps.core.tasks_outbox import task_progress
 
 from . import compliance_summary as summaries
-from .coverage import cluster_coverage, visible_shipments
+from .coverage import cluster_coverage
 from .models import BillOfMaterials, ClusterDesign
 from .views_panels import DesignPanel, register_design_panel
 
@@ -117,8 +117,7 @@ class CoveragePanelView(CapabilityRequiredMixin, View):
             )
             if bom is None:
                 error = f"Bill of materials version “{raw[:20]}”: {design} has no such version."
-        coverage = None if error else cluster_coverage(design, bom)
-        shown, hidden = visible_shipments(coverage, request.user) if coverage else ([], 0)
+        coverage = None if error else cluster_coverage(design, bom, reader=request.user)
         return render(
             request,
             COVERAGE_TEMPLATE,
@@ -126,8 +125,8 @@ class CoveragePanelView(CapabilityRequiredMixin, View):
                 "design": design,
                 "coverage": coverage,
                 "totals": coverage.totals if coverage else None,
-                "shipments": shown,
-                "hidden_shipments": hidden,
+                "shipments": coverage.shipments if coverage else [],
+                "hidden_shipments": coverage.hidden_shipments if coverage else 0,
                 "error": error,
             },
             status=400 if error else 200,

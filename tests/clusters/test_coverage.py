@@ -131,8 +131,8 @@ def by_role(coverage) -> dict:
     return {line.role: line for line in coverage.lines}
 
 
-def test_each_line_counts_on_order_in_stock_shipped_and_delivered(design, bom, flows):
-    coverage = cluster_coverage(design, bom)
+def test_each_line_counts_on_order_in_stock_shipped_and_delivered(design, bom, flows, coordinator):
+    coverage = cluster_coverage(design, bom, reader=coordinator)
     lines = by_role(coverage)
     system = lines["system"]
     # On order: 10 (draft) + 4 (held while booked) − 1 already in the warehouse for the draft.
@@ -161,19 +161,19 @@ def test_each_line_counts_on_order_in_stock_shipped_and_delivered(design, bom, f
     assert "installed" not in as_dict["lines"][0] and "not recorded" in as_dict["installed_note"]
 
 
-def test_no_bom_no_lines(design):
-    coverage = cluster_coverage(design)
+def test_no_bom_no_lines(design, coordinator):
+    coverage = cluster_coverage(design, reader=coordinator)
     assert coverage.bom is None and coverage.lines == [] and coverage.totals["outstanding"] == 0
 
 
 def test_the_query_count_does_not_grow_with_the_bom_the_shipments_or_the_stock(
-    design, bom, ship, parts, shelf, customer, django_assert_num_queries
+    design, bom, ship, parts, shelf, customer, coordinator, django_assert_num_queries
 ):
     ship("draft", (parts["system"], 2))
     with django_assert_num_queries(7):
-        small = cluster_coverage(design, bom)
+        small = cluster_coverage(design, bom, reader=coordinator)
     with django_assert_num_queries(8):  # the newest version looked up first
-        cluster_coverage(design)
+        cluster_coverage(design, reader=coordinator)
     # Ten more lines of new parts, a dozen more shipments in every stage, lots and units.
     extra = [PartFactory(owner=parts["system"].owner, part_number=f"X-{n}") for n in range(10)]
     for n, part in enumerate(extra):
@@ -184,7 +184,7 @@ def test_the_query_count_does_not_grow_with_the_bom_the_shipments_or_the_stock(
     for n in range(5):
         _unit(parts["system"], customer, f"SN-{n}", shelf)
     with django_assert_num_queries(7):
-        large = cluster_coverage(design, bom)
+        large = cluster_coverage(design, bom, reader=coordinator)
     assert len(large.lines) == len(small.lines) + 10 and len(large.shipments) == 13
     assert by_role(large)["system"].in_stock == 5
 
@@ -263,7 +263,7 @@ def test_another_organisation_is_refused_on_every_endpoint(api_as, browser_as, o
     assert browser_as(b_admin).get(page).status_code == 404
 
 
-def test_the_customer_reads_counts_of_shipments_it_is_no_party_to_but_not_them(
+def test_the_customer_reads_the_shipments_it_is_a_party_to_and_how_many_others(
     api_as, browser_as, design, bom, flows, customer
 ):
     partner = UserFactory(organisation=customer, role="partner", username="chennai")
@@ -273,7 +273,8 @@ def test_the_customer_reads_counts_of_shipments_it_is_no_party_to_but_not_them(
     assert len(references) == 5
     assert next(line for line in body["lines"] if line["role"] == "system")["shipped"] == 20
     shown = browser_as(partner).get(reverse("clusters:coverage-panel", args=[design.pk])).content.decode()
-    assert flows["feeder"].reference not in shown and "1 more shipment you are no party to" in shown
+    assert flows["feeder"].reference not in shown
+    assert "1 more shipment you are no party to (not counted)" in shown
     assert flows["draft"].reference in shown and "Still to order" in shown
 
 
@@ -289,3 +290,49 @@ def test_the_panel_is_on_the_design_page_and_loads(browser_as, coordinator, desi
     assert panel.status_code == 200 and b"3 lines not covered" in panel.content
     bad = browser.get(reverse("clusters:coverage-panel", args=[design.pk]), {"bom_version": "7"})
     assert bad.status_code == 400 and "no such version" in bad.content.decode()
+
+
+# --- coverage counts what its reader may see ---------------------------------------------------------
+
+
+def test_a_forwarder_naming_a_supplier_as_customer_reads_none_of_its_stock(
+    api_as, browser_as, forwarder, forwarder_user, supplier, supplier_user, parts, dc, shelf, coordinator
+):
+    """A design's customer need not be the reader: a forwarder that names a supplier as its
+    design's customer reads in coverage what its own on-hand reads of the supplier's stock
+    (nothing), not the supplier's free units and lots."""
+    design = services.design_create(
+        owner=forwarder, fields=design_fields(parts, customer=supplier, site=dc, name="Forwarder's"),
+        actor=forwarder_user,
+    )  # fmt: skip
+    hand_bom(design, [("system", parts["system"], 64), ("compute_node_optic", parts["optic"], 100)])
+    for n in range(3):
+        _unit(parts["system"], supplier, f"SN-SUPPLIER-{n}", shelf)
+    Lot.objects.create(
+        part=parts["optic"], location=shelf, owner=supplier, customs_status="duty_paid", quantity=12_005
+    )
+
+    on_hand = api_as(forwarder_user).get("/api/v1/stock/on-hand/").json()
+    assert on_hand["count"] == 0
+    body = api_as(forwarder_user).get(f"{API}{design.pk}/coverage/").json()
+    assert [line["in_stock"] for line in body["lines"]] == [0, 0] and body["totals"]["in_stock"] == 0
+    panel = browser_as(forwarder_user).get(reverse("clusters:coverage-panel", args=[design.pk]))
+    assert "12,005" not in panel.content.decode() and "12005" not in panel.content.decode()
+    # The supplier (the design's customer) and the operator's staff read the same stock.
+    assert api_as(supplier_user).get(f"{API}{design.pk}/coverage/").json()["totals"]["in_stock"] == 12_008
+    assert cluster_coverage(design, reader=coordinator).totals["in_stock"] == 12_008
+
+
+def test_a_shipment_the_reader_is_no_party_to_is_neither_listed_nor_counted(
+    api_as, design, bom, ship, parts, supplier, operator, customer
+):
+    """The customer reads the cluster's shipments it is a party to; one to the site it is no party
+    to (here the operator's own consignment) is neither listed nor counted, only said to exist."""
+    ship("in_transit", (parts["system"], 7), consignee=operator)
+    ship("in_transit", (parts["system"], 2))
+    partner = UserFactory(organisation=customer, role="partner", username="chennai-reader")
+    body = api_as(partner).get(f"{API}{design.pk}/coverage/").json()
+    system = next(line for line in body["lines"] if line["role"] == "system")
+    assert system["shipped"] == 2 and body["hidden_shipments"] == 1 and len(body["shipments"]) == 1
+    staff = cluster_coverage(design, bom, reader=UserFactory(organisation=operator, role="coordinator"))
+    assert by_role(staff)["system"].shipped == 9 and staff.hidden_shipments == 0

@@ -19,7 +19,7 @@ from apps.core.disclosure import person_label
 from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 
 from .. import compliance_summary as summaries
-from ..coverage import cluster_coverage, visible_shipments
+from ..coverage import cluster_coverage
 from ..models import BillOfMaterials, ClusterDesign
 from ..summary_models import ComplianceSummary
 from . import schema
@@ -92,7 +92,8 @@ class LineCoverageSerializer(serializers.Serializer):
         help_text="On the cluster's shipments to the site that have not left."
     )
     in_stock = serializers.IntegerField(
-        help_text="In a warehouse: allocated to those shipments, or the customer's own free stock."
+        help_text="In a warehouse: allocated to those shipments, or the customer's own free stock; "
+        "of the stock you may see (your own on-hand)."
     )
     shipped = serializers.IntegerField(help_text="On shipments that have left and not arrived.")
     delivered = serializers.IntegerField()
@@ -130,9 +131,11 @@ class CoverageSerializer(serializers.Serializer):
     customer = serializers.IntegerField()
     lines = LineCoverageSerializer(many=True)
     totals = CoverageTotalsSerializer()
-    shipments = LinkedShipmentSerializer(many=True, help_text="The linked shipments you may see.")
+    shipments = LinkedShipmentSerializer(
+        many=True, help_text="The linked shipments you may see: the only ones counted."
+    )
     hidden_shipments = serializers.IntegerField(
-        help_text="Linked shipments you are no party to: counted above, not listed."
+        help_text="Linked shipments you are no party to: neither counted above nor listed."
     )
     installed_note = serializers.CharField()
 
@@ -214,7 +217,6 @@ class CoverageView(APIView):
         refuse_unknown_query_params(request, allowed_query_params(request, None) | {"bom_version": None})
         query = CoverageQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        coverage = cluster_coverage(design, _bom(design, query.validated_data.get("bom_version")))
-        shown, hidden = visible_shipments(coverage, request.user)
-        body = coverage.as_dict() | {"shipments": [vars(s) for s in shown], "hidden_shipments": hidden}
-        return Response(CoverageSerializer(body).data)
+        bom = _bom(design, query.validated_data.get("bom_version"))
+        coverage = cluster_coverage(design, bom, reader=request.user)
+        return Response(CoverageSerializer(coverage.as_dict()).data)
