@@ -367,6 +367,39 @@ def test_licence_detail_is_fresh_in_a_long_running_process(
     assert patched.json()["remaining_quantity"] == 5
 
 
+def test_licence_write_answers_show_what_is_left_after_drawdowns(
+    ship, saudi_customer, saudi_licence, dgx, coordinator, compliance_officer, api_as, supplier
+):
+    """A POST or PATCH answers with the licence as it stands: permitted less what shipments drew."""
+    shipment = ship({"consignee": saudi_customer}, "SA", "Riyadh", [(dgx, 4)])
+    services.compliance_check_run(shipment=shipment, actor=coordinator)
+    api = api_as(compliance_officer)
+    patched = api.patch(f"/api/v1/licences/{saudi_licence.pk}/", {"permitted_quantity": 10}, format="json")
+    assert patched.status_code == 200, patched.json()
+    assert patched.json()["remaining_quantity"] == 10 - 4
+    assert (
+        patched.json()["remaining_value"]
+        == api.get(f"/api/v1/licences/{saudi_licence.pk}/").json()["remaining_value"]
+    )
+    created = api.post(
+        "/api/v1/licences/",
+        {
+            "number": "D77",
+            "licensee": supplier.pk,
+            "eccns": "4A090.a",
+            "destination_countries": "SA",
+            "consignee": saudi_customer.pk,
+            "permitted_quantity": 3,
+            "permitted_value": "100.00",
+            "valid_from": "2026-01-01",
+            "expires_on": "2027-01-01",
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    assert (created.json()["remaining_quantity"], created.json()["remaining_value"]) == (3, "100.00")
+
+
 def test_visible_to_never_hands_back_a_shared_queryset(compliance_officer, saudi_licence):
     base = Licence.objects.all()
     list(base)  # evaluated and cached, as a class attribute would be

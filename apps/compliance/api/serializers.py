@@ -26,6 +26,7 @@ from ..models import (
     ScreeningList,
 )
 from ..services.checks import shipment_fingerprint
+from ..services.licences import remaining
 
 
 class EccnField(serializers.CharField):
@@ -165,7 +166,12 @@ class LicenceSerializer(serializers.ModelSerializer):
         validators: list = []
 
     def _left(self, obj):
-        return self.context.get("remaining", {}).get(obj.pk) or (obj.permitted_quantity, obj.permitted_value)
+        # Lists and details are given the figures for the page in one query; a create or an update
+        # answers for its one licence, still less what shipments have drawn (never `permitted`).
+        known = self.context.get("remaining", {})
+        if obj.pk not in known:
+            known = remaining([obj])
+        return known[obj.pk]
 
     def get_remaining_quantity(self, obj) -> int:
         return self._left(obj)[0]
