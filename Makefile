@@ -25,12 +25,13 @@ run: install
 	$(PY) manage.py run_local $(HOST):$(PORT)
 
 ## The whole suite: migrations in step with models, the OpenAPI schema builds cleanly, pytest in two
-## processes (pytest-xdist; tests that start worker processes stay together in one: tests/conftest.py).
+## processes (pytest-xdist; tests that start worker processes stay together in one: tests/conftest.py);
+## the ten slowest tests are printed at the end.
 PYTEST_PROCESSES ?= -n 2 --dist loadgroup
 test: install
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py spectacular --fail-on-warn --validate --file /dev/null
-	$(PY) -m pytest $(PYTEST_PROCESSES) $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_PROCESSES) --durations=10 $(PYTEST_ARGS)
 
 ## A Celery worker on its own (Redis when REDIS_URL is set, else the file queue under var/tasks/)
 worker: install
