@@ -169,8 +169,8 @@ def plan_marker(bom: BillOfMaterials) -> str:
     return f"[Cluster plan {bom.design_id} BOM v{bom.version}]"
 
 
-def drafts_made(bom: BillOfMaterials):
-    """The live shipments made from this version's plan (not cancelled)."""
+def _drafts(bom: BillOfMaterials):
+    """Every live shipment made from this version's plan (not cancelled), whoever may see it."""
     return (
         Shipment.objects.filter(
             cluster_links__design_id=bom.design_id, instructions__startswith=plan_marker(bom)
@@ -180,13 +180,24 @@ def drafts_made(bom: BillOfMaterials):
     )
 
 
-def drafts_by_proposal(bom: BillOfMaterials) -> dict[str, list[Shipment]]:
-    """The live drafts made from this version's plan, by the proposal they were made from."""
+def drafts_made(bom: BillOfMaterials, *, reader):
+    """The live shipments made from this version's plan that `reader` may see: a design's reader
+    is not thereby a party to every shipment made for it."""
+    return _drafts(bom).filter(pk__in=Shipment.objects.visible_to(reader).values("pk"))
+
+
+def drafts_by_proposal(bom: BillOfMaterials, *, reader=None) -> dict[str, list[str]]:
+    """The references of the live drafts made from this version's plan, by the proposal they were
+    made from; with `reader`, a draft it may not see is "a draft you are no party to"."""
     prefix = f"{plan_marker(bom)} Proposal "
-    made: dict[str, list[Shipment]] = {}
-    for shipment in drafts_made(bom):
+    visible = (
+        set(drafts_made(bom, reader=reader).values_list("pk", flat=True)) if reader is not None else None
+    )
+    made: dict[str, list[str]] = {}
+    for shipment in _drafts(bom).only("pk", "reference", "instructions"):
         key = shipment.instructions[len(prefix) :].split(":", 1)[0]
-        made.setdefault(key, []).append(shipment)
+        shown = visible is None or shipment.pk in visible
+        made.setdefault(key, []).append(shipment.reference if shown else "a draft you are no party to")
     return made
 
 
@@ -272,10 +283,9 @@ def shipments_create_from_plan(
         )
     chosen = [by_key[key] for key in chosen_keys]
     if not again:
-        made = drafts_by_proposal(bom)
-        repeated = [
-            f"{key} ({', '.join(s.reference for s in made[key])})" for key in chosen_keys if key in made
-        ]
+        # Every draft counts, so nothing is ordered twice; the actor reads the references it may see.
+        made = drafts_by_proposal(bom, reader=actor)
+        repeated = [f"{key} ({', '.join(made[key])})" for key in chosen_keys if key in made]
         if repeated:
             raise ValidationError(
                 {

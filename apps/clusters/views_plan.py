@@ -82,7 +82,7 @@ def plan_context(request, design: ClusterDesign, **extra) -> dict:
             context["errors"] = _messages(error)
         else:
             context["plan"] = plan
-            context["made"] = list(shipment_plan.drafts_made(bom))
+            context["made"] = list(shipment_plan.drafts_made(bom, reader=request.user))
             if context["can_create"]:
                 # A proposal that cannot become a shipment yet (no site in its origin country …)
                 # is shown unticked, with why.

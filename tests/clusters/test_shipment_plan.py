@@ -441,3 +441,19 @@ def test_page_without_htmx_redirects_to_the_design_with_a_message(
     assert made["Location"] == reverse("clusters:design-detail", args=[design.pk]) + "#shipment-plan"
     page = client.get(made["Location"])
     assert f"Draft shipments made: {Shipment.objects.get().reference}." in page.content.decode()
+
+
+def test_the_panel_lists_the_drafts_made_that_its_reader_may_see(
+    live_world, design, coordinator, customer_user, browser_as, client
+):
+    """The drafts made from a plan are shipments: the panel lists those its reader is a party to."""
+    made = service.shipments_create_from_plan(bom=live_world["bom"], actor=coordinator)
+    url = reverse("clusters:shipment-plan-panel", args=[design.pk])
+    text = browser_as(customer_user).get(url).content.decode()
+    assert all(s.reference in text for s in made)
+    # The customer is taken off the first draft (the operator consigns it to itself instead).
+    ShipmentParty.objects.filter(shipment=made[0], organisation=design.customer).delete()
+    text = browser_as(customer_user).get(url).content.decode()
+    assert made[0].reference not in text and made[1].reference in text
+    client.logout()
+    assert made[0].reference in browser_as(coordinator).get(url).content.decode()
