@@ -1,19 +1,34 @@
-"""Reads for the warehouse: stock as the tables hold it, and the same picture rebuilt from the
-movement ledger alone (the two must always agree)."""
+"""Reads for the warehouse: the units a user may see (one rule for the pages and the API), stock
+as the tables hold it, and the same picture rebuilt from the movement ledger alone (the two must
+always agree)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from apps.catalog.models import Unit
+from apps.core.scoping import VIEW
 
 from .models import Lot, Movement, MovementKind, UnitPlacement
 
 # (part, location, owner, customs status, customs reference): what makes one lot.
 LotKey = tuple[int, int, int, str, str]
+
+
+def visible_units(user, queryset=None):
+    """The units `user` may see, on a page or through the API: its organisation's own (catalog
+    scoping) and those in a warehouse held for it (allocated to a shipment it is the consignee of).
+    A unit given back, or shipped, is no longer held for it: the ledger rows of what happened
+    while it was stay readable (`Movement.visible_to`), the unit itself does not."""
+    queryset = (queryset if queryset is not None else Unit.objects).all()
+    own = queryset.visible_to(user, VIEW)
+    if getattr(user, "is_operator_staff", False):
+        return own
+    held = UnitPlacement.objects.visible_to(user, VIEW).values("unit")
+    return queryset.filter(Q(pk__in=own.values("pk")) | Q(pk__in=held))
 
 
 @dataclass

@@ -30,7 +30,7 @@ from apps.shipments.models import LineSerial, Shipment
 
 from . import services
 from .engines import unit_flow
-from .engines.unit_flow import Status
+from .engines.unit_flow import Action, Status
 from .filters import LocationFilter, LotFilter, MovementFilter, StockFilter
 from .forms import (
     MAX_SERIALS,
@@ -47,7 +47,7 @@ from .forms import (
 from .models import WAREHOUSE_KINDS, AllocationStatus, Location, Lot, LotAllocation, Movement, UnitPlacement
 from .paging import KeysFirstPaginator
 from .receipts import RECEIVABLE
-from .selectors import lots_at
+from .selectors import lots_at, visible_units
 
 LOT_VALUE = ExpressionWrapper(
     F("part__unit_value") * F("quantity"), output_field=DecimalField(max_digits=24, decimal_places=2)
@@ -60,17 +60,6 @@ def _days(since) -> int:
 
 def _where(location: Location | None) -> str:
     return f"{location.site.name} {location.code}" if location is not None else ""
-
-
-def visible_units(user):
-    """The units `user` may look up: its own, and those the warehouse holds or moved for it."""
-    if user.is_operator_staff:
-        return Unit.objects.all()
-    return Unit.objects.filter(
-        Q(pk__in=Unit.objects.visible_to(user, VIEW).values("pk"))
-        | Q(pk__in=UnitPlacement.objects.visible_to(user, VIEW).values("unit"))
-        | Q(pk__in=Movement.objects.visible_to(user, VIEW).filter(unit__isnull=False).values("unit"))
-    )
 
 
 def _value_by_currency(rows) -> list[tuple[str, Decimal]]:
@@ -340,7 +329,12 @@ class UnitStatusView(CapabilityRequiredMixin, FormView):
         try:
             with transaction.atomic():
                 unit = services.unit_transition(
-                    unit=unit, target=target, actor=self.request.user, reason=form.cleaned_data["reason"]
+                    unit=unit,
+                    target=target,
+                    # This page quarantines, or releases from quarantine: nothing else.
+                    action=Action.QUARANTINE if target == Status.QUARANTINED else Action.RELEASE,
+                    actor=self.request.user,
+                    reason=form.cleaned_data["reason"],
                 )
         except ValidationError as exc:
             # The engine names the unit's `status`: here that is the move chosen.

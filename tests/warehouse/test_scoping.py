@@ -53,3 +53,24 @@ def test_the_consignee_sees_what_is_held_for_it(
         location=bin_a, part=cables_in.part, quantity=5, owner=supplier, actor=None, customs_reference="E-9"
     )
     assert other.pk not in visible(consignee)["Lot"]
+
+
+def test_the_unit_page_and_the_units_api_find_the_same_units(
+    receive, bin_a, outbound, customer, warehouse_operator, api_as, browser_as, client
+):
+    """One visibility rule for a unit, page or API: a unit once allocated to the customer's
+    shipment and given back is no longer held for it — neither shows it (the ledger rows of the
+    allocation stay the customer's to read)."""
+    shipment, servers, _ = outbound  # the customer is the consignee
+    consignee = UserFactory(organisation=customer, role="partner", username="consignee-units")
+    held, released = receive("U-HELD", "U-GIVEN-BACK", put_away=bin_a)
+    services.units_allocate(line=servers, units=[held, released], actor=warehouse_operator)
+    services.units_give_back(units=[released], actor=warehouse_operator, reason="Wrong box")
+    api, browser = api_as(consignee), browser_as(consignee)
+    for unit, found in ((held, True), (released, False)):
+        expected = 200 if found else 404
+        assert api.get(f"/api/v1/units/{unit.pk}/").status_code == expected
+        assert browser.get(f"/stock/units/{unit.pk}/").status_code == expected
+    assert api.get("/api/v1/units/", {"search": "U-GIVEN"}).json()["count"] == 0
+    found = browser.get("/stock/find/", {"serial": "U-GIVEN-BACK"}, follow=True)
+    assert "No unit with serial" in found.content.decode()

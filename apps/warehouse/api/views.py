@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import Q
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -24,10 +23,11 @@ from apps.core.idempotency import idempotent
 from apps.core.scoping import VIEW
 
 from .. import services
-from ..engines.unit_flow import Status
+from ..engines.unit_flow import Action, Status
 from ..filters import LocationFilter, LotFilter
 from ..models import Location, Lot, LotAllocation, Movement, UnitPlacement
 from ..paging import KeysFirstPagination
+from ..selectors import visible_units
 from . import schema
 from .filters import LedgerFilter, OnHandFilter, UnitFilter
 from .onhand import on_hand_rows
@@ -59,17 +59,6 @@ MOVEMENT_RELATED = (
     "shipment",
     "actor__organisation",
 )
-
-
-def visible_units(user, queryset=None):
-    """Units a user sees: its organisation's own (catalog scoping) and those in a warehouse held
-    for it (an allocation to a shipment it is the consignee of)."""
-    queryset = (queryset if queryset is not None else Unit.objects).all()
-    own = queryset.visible_to(user, VIEW)
-    if getattr(user, "is_operator_staff", False):
-        return own
-    held = UnitPlacement.objects.visible_to(user, VIEW).values("unit")
-    return queryset.filter(Q(pk__in=own.values("pk")) | Q(pk__in=held))
 
 
 @schema.unit_docs
@@ -389,10 +378,12 @@ class AllocationViewSet(mixins.ListModelMixin, _StockActionViewSet):
 
     def _release(self, data) -> dict:
         actor, reason = self.request.user, data.get("reason", "")
-        # No `units_release` service: the one service that changes a unit's status does it
-        # (allocated → available is a release in the ledger).
+        # The one service that changes a unit's status does it, as a give-back: allocated →
+        # available is a release in the ledger; any other status is refused with its reason.
         units = [
-            services.unit_transition(unit=unit, target=Status.AVAILABLE, actor=actor, reason=reason)
+            services.unit_transition(
+                unit=unit, target=Status.AVAILABLE, action=Action.GIVE_BACK, actor=actor, reason=reason
+            )
             for unit in sorted(data.get("units", []), key=lambda u: u.pk)
         ]
         allocations = [
