@@ -273,6 +273,18 @@ def before_entering(status: str, prepare: Preparation) -> None:
         _preparations[str(status)].append(prepare)
 
 
+# What higher apps do while a demo consolidation's goods are at its hub, between the inbound legs'
+# arrival and the main carriage's departure: the warehouse receives each inbound leg against its
+# notice, picks and ships the goods, through the services a user calls (issue 13).
+_at_hub: list[Preparation] = []
+
+
+def at_hub(prepare: Preparation) -> None:
+    """Register `prepare` to run while the demo's consolidation is at its hub (idempotent)."""
+    if prepare not in _at_hub:
+        _at_hub.append(prepare)
+
+
 def _site(owner, name, kind, city, country, iata="", unlocode="", bonded=False):
     site = Site.objects.filter(owner=owner, name=name).first()
     if site is None:
@@ -602,14 +614,18 @@ def _shipments() -> int:
                 occurred_at=now - dt.timedelta(days=10),
                 location="QCT Guishan, Taoyuan",
             )
-            services.event_record(
-                shipment=shipment,
-                actor=forwarder,
-                code="received_at_warehouse",
-                occurred_at=now - dt.timedelta(days=5),
-                location="Rackpass Bonded Hub Singapore",
-                remarks="Both inbound legs received; consolidated under bond.",
-            )
+        for prepare in _at_hub:  # each receipt records its leg's arrival at the hub
+            shipment = prepare(shipment, coordinator)
+        with audit_context(channel="api", actor=forwarder):
+            if not _at_hub:
+                services.event_record(
+                    shipment=shipment,
+                    actor=forwarder,
+                    code="received_at_warehouse",
+                    occurred_at=now - dt.timedelta(days=5),
+                    location="Rackpass Bonded Hub Singapore",
+                    remarks="Both inbound legs received; consolidated under bond.",
+                )
             services.event_record(
                 shipment=shipment,
                 actor=forwarder,

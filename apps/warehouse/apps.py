@@ -27,6 +27,6 @@ class WarehouseConfig(AppConfig):
         shipment_hooks.on_enter(ShipmentStatus.CANCELLED, release_for_cancelled)
         # "Receive at warehouse", "Allocate stock", "Pick", "Pack" on the shipment's page.
         shipment_hooks.register_page_action(shipment_page_actions)
-        # Demo B's goods pass through the Singapore hub before it is booked; then the stock.
-        shipments_demo.before_entering(ShipmentStatus.BOOKED, demo.through_hub)
+        # Demo B's goods pass through the Singapore hub while it is in transit; then the stock.
+        shipments_demo.at_hub(demo.through_hub)
         register_demo_step("warehouse", demo.load, after=["shipments"])

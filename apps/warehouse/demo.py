@@ -1,10 +1,10 @@
 """The warehouse's demo data (issue 13): two warehouses — the Singapore bonded hub and a duty-paid
 warehouse in Chennai — with locations and stock that match the demo shipments.
 
-- Demo B's servers and switches pass through the Singapore hub: before the demo books B, they are
-  received there in bond, put away, allocated to B's lines and picked (`through_hub`, registered
-  with `shipments.demo.before_entering`); once B is under way this step ships them, so their pages
-  show the whole path.
+- Demo B's servers and switches pass through the Singapore hub as a user's would: each inbound leg
+  is received there against its notice, in bond; the units are put away, allocated to B's lines,
+  picked and shipped on the main carriage before it departs (`through_hub`, registered with
+  `shipments.demo.at_hub`), so their pages and the receipts show the whole path.
 - The hub holds QCT's buffer of the same servers for the next pod (one quarantined after its tilt
   indicator tripped) and, in bond, Chennai AI Compute's cables for pod 2.
 - The Chennai warehouse holds Chennai AI Compute's duty-paid spares: optics from Demo D's batch and
@@ -16,13 +16,18 @@ twice (a second `load_demo` finds the units and lots in place).
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.utils import timezone
+
 from apps.accounts.models import Organisation, OrganisationKind, User
-from apps.catalog.models import Part, Unit, UnitStatus
-from apps.shipments.models import Shipment, Site
+from apps.catalog.models import Part, Unit
+from apps.shipments.models import LegRole, LineSerial, Shipment, Site
 
 from . import services
-from .engines.unit_flow import Status
+from .engines.unit_flow import Action, Status
 from .models import Location, Lot, Movement, UnitPlacement
+from .receipts import receipt_record
 
 HUB = "Rackpass Bonded Hub Singapore"
 CHENNAI = "Rackpass Warehouse Chennai — Sriperumbudur"
@@ -143,53 +148,47 @@ def _receive_lot(part, quantity, *, owner, location, bond, note, actor) -> int:
 
 
 def through_hub(shipment: Shipment, actor: User) -> Shipment:
-    """Before the demo books Demo B: its goods arrive at the Singapore hub on the two inbound legs,
-    in bond, are put away, allocated to B's lines and picked for the flight to Chennai."""
+    """Demo B at the Singapore hub, through the services a user calls: each inbound leg received
+    against its notice, in bond, on the day it landed; the units put away, allocated to B's lines
+    and picked; then shipped on the main carriage (its packages came packed from the factories).
+    Registered with `shipments.demo.at_hub`, which runs it once, while B is in transit and before
+    the flight to Chennai departs."""
     if not shipment.instructions.startswith("[Demo B]"):
         return shipment
-    _hub_, where = _hub()
+    _hub_site, where = _hub()
     operator = _operator_user()
-    for line, put_away in zip(
-        shipment.lines.select_related("part").order_by("line_number"),
-        ("A-01-01-01", "A-01-01-02"),
-        strict=False,
-    ):
-        serials = list(line.serials.values_list("unit__serial", flat=True))
-        units = list(Unit.objects.filter(part=line.part, serial__in=serials).select_related("owner"))
-        if not units or UnitPlacement.objects.filter(unit__in=units).exists():
-            continue
-        units = _receive_units(
-            line.part,
-            serials,
-            owner=units[0].owner,
-            dock=where["RCV"],
-            put_away=where[put_away],
-            bond=HUB_BOND,
-            note=f"Inbound for {shipment.reference}",
+    now, today = timezone.now(), timezone.localdate()
+    inbound = shipment.legs.filter(role=LegRole.INBOUND, destination=_hub_site).order_by("sequence")
+    for leg in inbound.prefetch_related("lines"):
+        landed = (today - leg.planned_arrival).days if leg.planned_arrival else 0
+        receipt_record(
+            shipment=shipment,
+            location=where["RCV"],
+            leg=leg,
+            scanned=list(
+                LineSerial.objects.filter(line__in=leg.lines.all()).values_list("unit__serial", flat=True)
+            ),
             actor=operator,
-            # Each unit's origin as its inbound leg's line declares it (servers: Taiwan's leg,
-            # switches: Mexico's): the documents for Chennai state it per unit (issue 13).
-            origin=line.country_of_origin,
+            customs_reference=HUB_BOND,
+            received_at=now - dt.timedelta(days=max(landed, 0)),
         )
+    for line, put_away in zip(
+        shipment.lines.order_by("line_number"), ("A-01-01-01", "A-01-01-02"), strict=False
+    ):
+        units = [
+            services.unit_move(unit=p.unit, to_location=where[put_away], actor=operator, reason="Put away")
+            for p in UnitPlacement.objects.filter(
+                unit__line_serials__line=line, location=where["RCV"]
+            ).select_related("unit")
+        ]
         if units:
             units = services.units_allocate(
                 line=line, units=units, actor=actor, reason="Consolidation for SIN→MAA"
             )
             services.units_pick(units=units, actor=operator, reason="Staged for the SIN→MAA flight")
+            services.line_ship(line=line, actor=operator, reason="Departed on SQ 7416")
+    shipment.refresh_from_db()
     return shipment
-
-
-def _ship_demo_b() -> int:
-    """Demo B has left the hub: what was picked for it leaves the warehouse."""
-    shipment = Shipment.objects.filter(instructions__startswith="[Demo B]").first()
-    if shipment is None or shipment.status not in services.SHIPPABLE:
-        return 0
-    shipped = 0
-    for line in shipment.lines.order_by("line_number"):
-        if UnitPlacement.objects.filter(line=line, unit__status=UnitStatus.PICKED).exists():
-            result = services.line_ship(line=line, actor=_operator_user(), reason="Departed on SQ 7416")
-            shipped += len(result.units)
-    return shipped
 
 
 def load(**_options) -> dict[str, int]:
@@ -197,7 +196,7 @@ def load(**_options) -> dict[str, int]:
     qct, customer = Organisation.objects.get(legal_name=QCT), Organisation.objects.get(legal_name=CUSTOMER)
     _hub_site, hub = _hub()
     chennai = _locations(_chennai_warehouse(), CHENNAI_LOCATIONS)
-    units = _ship_demo_b()
+    units = 0
 
     # The hub: QCT's buffer of B's servers for pod 3, in bond; one quarantined on arrival.
     server = _part("SYS-821GE-TNHR")
@@ -218,6 +217,7 @@ def load(**_options) -> dict[str, int]:
             target=Status.QUARANTINED,
             actor=actor,
             reason="Tilt indicator tripped on arrival; awaiting QCT's inspection",
+            action=Action.QUARANTINE,
             to_location=hub["QC"],
         )
     optics = _part("MMS4X00-NS")

@@ -47,6 +47,16 @@ class Receipt(AuditedModel, TimeStampedModel):
 
     class Meta:
         ordering = ["-received_at", "-id"]
+        constraints = [
+            # A leg, or a shipment without one, arrives once: a second receipt would take the same
+            # units into stock twice (`receipts.receipt_record` says which receipt took it).
+            models.UniqueConstraint(
+                fields=["leg"], condition=Q(leg__isnull=False), name="warehouse_receipt_leg_once"
+            ),
+            models.UniqueConstraint(
+                fields=["shipment"], condition=Q(leg__isnull=True), name="warehouse_receipt_shipment_once"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.reference
@@ -86,6 +96,12 @@ class Discrepancy(AuditedModel, TimeStampedModel):
     serial = models.CharField(max_length=80, blank=True)
     unit = models.ForeignKey("catalog.Unit", on_delete=models.PROTECT, null=True, blank=True)
     quantity = models.PositiveIntegerField(default=1)
+    note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="What the books knew of the serial at the receipt: for an extra one that is a known "
+        "unit, where it should be.",
+    )
     resolution = models.TextField(blank=True, max_length=2000)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"

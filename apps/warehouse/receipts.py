@@ -6,6 +6,11 @@ the ledger, customs status by the site); a damaged unit is received and quaranti
 serial, an extra one, or a lot counted short or over is a discrepancy that stays open until a
 person resolves it. The shipment's status moves through the shipments' own event service (an
 arrival at a hub, or the delivery at its destination), never around it.
+
+A leg (or a shipment without legs) is received once: a box that turns up later is the open
+"missing" discrepancy's, resolved as found. A unit is received only where the books expect it to
+arrive: a unit the receipt expects but that is in a warehouse already, or shipped on towards
+another place, refuses the receipt, naming where it is (`services.receive_problems`).
 """
 
 from __future__ import annotations
@@ -15,18 +20,19 @@ from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from apps.accounts.models import Organisation, User
-from apps.catalog.models import UnitStatus
+from apps.catalog.models import Unit, UnitStatus
 from apps.core.sequences import next_reference
 from apps.shipments import services as shipments
 from apps.shipments.models import EventCode, Leg, LineSerial, Shipment, ShipmentStatus
 from apps.shipments.services import goods_owner_id
 
 from . import services
-from .engines.unit_flow import Status
+from .engines.unit_flow import LABELS, Action, Status
 from .models import Location
 from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
 
@@ -82,8 +88,14 @@ def receipt_record(
                  "receive the leg that ends here."}
             )  # fmt: skip
         lines = list(shipment.lines.select_related("part"))
+    _received_once(shipment, leg, location, scanned=list(scanned or ()) + list(damaged or ()))
     damaged_list = _serial_list(damaged, "damaged")
-    scanned_list = _serial_list(list(scanned or ()) + damaged_list, "scanned")
+    # A serial both scanned and marked damaged is one box, damaged: not scanned twice.
+    damaged_keys = {serial.lower() for serial in damaged_list}
+    scanned_list = _serial_list(
+        [s for s in scanned or () if s.strip().lower() not in damaged_keys], "scanned"
+    )
+    scanned_list += damaged_list
     counted = {int(k): v for k, v in (counted or {}).items()}
     if any(int(v) < 0 for v in counted.values()):
         raise ValidationError({"counted": "A count cannot be negative."})
@@ -96,6 +108,9 @@ def receipt_record(
         for row in LineSerial.objects.filter(line_id__in=line_ids).select_related("unit", "line__part")
     }
     seen = {serial.lower(): serial for serial in scanned_list}
+    arriving = [row.unit for key, row in expected.items() if key in seen]
+    if problems := services.receive_problems(arriving, location=location, arriving_on=shipment):
+        raise ValidationError({"scanned": problems[:10]})
     receipt = Receipt.objects.create(
         reference=next_reference("RCV"),
         shipment=shipment,
@@ -132,6 +147,7 @@ def receipt_record(
             customs_reference=customs_reference,
             reason=reason,
             country_of_origin=origin,
+            arriving_on=shipment,
         )
         received += len(rows)
     for serial in damaged_list:
@@ -139,17 +155,23 @@ def receipt_record(
         if row is None:
             continue  # an extra one: recorded below, not taken into stock
         services.unit_transition(
-            unit=row.unit, target=Status.QUARANTINED, actor=actor, reason=f"Damaged on {reason.lower()}"
+            unit=row.unit,
+            target=Status.QUARANTINED,
+            action=Action.QUARANTINE,
+            actor=actor,
+            reason=f"Damaged on {reason.lower()}",
         )
         problems.append(
             Discrepancy(receipt=receipt, kind=DiscrepancyKind.DAMAGED, line=row.line, part=row.line.part,
                         serial=row.unit.serial, unit=row.unit)
         )  # fmt: skip
-    problems += [
-        Discrepancy(receipt=receipt, kind=DiscrepancyKind.EXTRA, serial=serial)
-        for key, serial in seen.items()
-        if key not in expected
-    ]
+    extras = {key: serial for key, serial in seen.items() if key not in expected}
+    known = _known_elsewhere(extras, shipment, owners={row.unit.owner_id for row in expected.values()})
+    for key, serial in extras.items():
+        unit, note = known.get(key, (None, ""))
+        problems.append(
+            Discrepancy(receipt=receipt, kind=DiscrepancyKind.EXTRA, serial=serial, unit=unit, note=note)
+        )
 
     # Non-serialised lines: the pieces counted go into stock; short or over is a discrepancy.
     for line in lines:
@@ -197,6 +219,83 @@ def receipt_record(
     return receipt
 
 
+def _received_once(shipment: Shipment, leg: Leg | None, location: Location, *, scanned: list[str]) -> None:
+    """Refuse a second receipt of the same leg (or of a shipment at its destination), naming the
+    receipt that took it; a late box of that receipt is its open "missing" discrepancy's, resolved
+    as found. The caller holds the shipment's row lock, so two receipts of one leg queue here, and
+    the database's unique constraints back it."""
+    earlier = Receipt.objects.filter(shipment=shipment).select_related("location__site", "leg")
+    if leg is not None:
+        earlier = earlier.filter(Q(leg=leg) | Q(leg__isnull=True, location__site_id=leg.destination_id))
+        what, field = f"Leg {leg.sequence} of {shipment.reference}", "leg"
+    else:
+        earlier = earlier.filter(Q(leg__isnull=True) | Q(leg__destination_id=shipment.destination_id))
+        what, field = shipment.reference, "shipment"
+    receipt = earlier.order_by("received_at", "pk").first()
+    if receipt is None:
+        return
+    problems = [
+        f"{what} was received already by {receipt.reference} ({receipt.received_at:%Y-%m-%d %H:%M}, at "
+        f"{receipt.location.site.name}): a leg is received once."
+    ]
+    late = {serial.strip().lower() for serial in scanned if serial and serial.strip()}
+    missing = (
+        Discrepancy.objects.filter(
+            receipt__in=earlier, kind=DiscrepancyKind.MISSING, resolved_at__isnull=True
+        )
+        .annotate(key=Lower("serial"))
+        .filter(key__in=late)
+        .select_related("receipt")
+        .order_by("serial")
+    )
+    problems += [
+        f"Serial {d.serial} is missing on {d.receipt.reference}: resolve that discrepancy as found, on "
+        f"{d.receipt.reference}'s page, to receive it."
+        for d in missing[:10]
+    ]
+    raise ValidationError({field: problems})
+
+
+def _known_elsewhere(extras: dict[str, str], shipment: Shipment, *, owners: set[int]) -> dict[str, tuple]:
+    """For extra serials that are known units: the unit and where the books have it, for a unit of
+    the shipment's owner or of an owner of the units it brings; another organisation's unit is
+    only said to be known (its place is not the reader's business)."""
+    if not extras:
+        return {}
+    owners = owners | {shipment.owner_id}
+    found: dict[str, list[Unit]] = defaultdict(list)
+    for unit in (
+        Unit.objects.annotate(key=Lower("serial"))
+        .filter(key__in=list(extras))
+        .select_related("placement__location__site")
+        .order_by("pk")
+    ):
+        found[unit.key].append(unit)
+    known = {}
+    for key, units in found.items():
+        if len(units) > 1:
+            known[key] = (None, f"{len(units)} known units carry serial {extras[key]}: check the maker.")
+        elif units[0].owner_id not in owners:
+            known[key] = (None, f"Serial {extras[key]} is another organisation's unit.")
+        else:
+            known[key] = (units[0], f"Known unit {units[0].serial}: {_where(units[0])}")
+    return known
+
+
+def _where(unit: Unit) -> str:
+    placement = getattr(unit, "placement", None)
+    where = services.whereabouts(unit, placement)
+    status = LABELS[Status(unit.status)]
+    if where.site_id is not None:
+        return f"{status} at {where.site} ({placement.location.code})."
+    bound = where.bound_for or "a place its route does not name"
+    if where.left:
+        return f"it left {where.left} on {where.shipment} for {bound}."
+    if where.shipment:
+        return f"expected on {where.shipment} for {bound}."
+    return f"{status}, on no live shipment."
+
+
 @transaction.atomic
 def discrepancy_resolve(
     *, discrepancy: Discrepancy, actor: User, resolution: str, found: bool = False, release: bool = False
@@ -207,7 +306,7 @@ def discrepancy_resolve(
         Discrepancy.objects.select_for_update(
             of=("self",)
         )  # the unit is an outer join: not lockable on PostgreSQL
-        .select_related("receipt__location", "unit")
+        .select_related("receipt__location", "receipt__shipment", "unit")
         .get(pk=discrepancy.pk)
     )
     resolution = (resolution or "").strip()
@@ -230,13 +329,16 @@ def discrepancy_resolve(
             actor=actor,
             customs_reference=receipt.customs_reference,
             reason=f"Found after receipt {receipt.reference}: {resolution}",
+            arriving_on=receipt.shipment,
         )
         Receipt.objects.filter(pk=receipt.pk).update(received_units=F("received_units") + 1)
     if release:
         unit.refresh_from_db()
         if unit.status != UnitStatus.QUARANTINED:
             raise ValidationError({"release": f"Serial {unit.serial} is not in quarantine."})
-        services.unit_transition(unit=unit, target=Status.AVAILABLE, actor=actor, reason=resolution)
+        services.unit_transition(
+            unit=unit, target=Status.AVAILABLE, action=Action.RELEASE, actor=actor, reason=resolution
+        )
     discrepancy.resolution = resolution
     discrepancy.resolved_by = actor
     discrepancy.resolved_at = timezone.now()

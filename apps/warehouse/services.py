@@ -22,7 +22,8 @@ from apps.accounts.models import Organisation, User
 from apps.catalog.models import Part, Unit, UnitStatus
 from apps.catalog.units import units_for
 from apps.core.audit import record_transition
-from apps.shipments.models import Shipment, ShipmentLine, ShipmentStatus
+from apps.shipments.models import Leg, LineSerial, Shipment, ShipmentLine, ShipmentStatus
+from apps.shipments.services import LIVE_STATUSES
 
 from .engines import unit_flow
 from .engines.unit_flow import Customs, Status
@@ -38,9 +39,16 @@ from .models import (
 )
 
 # Outbound stock is set aside for a shipment that has not left yet, and leaves the warehouse only
-# once compliance has approved the shipment.
+# once compliance has approved the shipment. A consolidation in transit still takes stock at a
+# hub its next leg has not left yet (`_ships_from`).
 ALLOCATABLE = frozenset(
-    {ShipmentStatus.DRAFT, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED}
+    {
+        ShipmentStatus.DRAFT,
+        ShipmentStatus.COMPLIANCE_REVIEW,
+        ShipmentStatus.APPROVED,
+        ShipmentStatus.BOOKED,
+        ShipmentStatus.IN_TRANSIT,
+    }
 )
 SHIPPABLE = frozenset({ShipmentStatus.APPROVED, ShipmentStatus.BOOKED, ShipmentStatus.IN_TRANSIT})
 _KIND_FOR_TARGET = {
@@ -145,7 +153,50 @@ def location_create(*, site, zone: str, aisle: str = "", rack: str = "", bin: st
 
 # --- the one service that changes a unit's status --------------------------------------------
 
-_KEEP = object()
+
+def whereabouts(unit: Unit, placement: UnitPlacement | None) -> unit_flow.Whereabouts:
+    """Where the books have `unit`: the site of its placement; or, shipped, the shipment of its
+    last ledger row, the site it left and where that shipment's leg from there ends (the
+    shipment's destination when it has no leg from there and starts there); or, expected, the
+    live shipment whose notice lists it and where the leg carrying its line ends."""
+    if placement is not None:
+        site = placement.location.site
+        return unit_flow.Whereabouts(site_id=site.pk, site=site.name)
+    last = (
+        Movement.objects.filter(unit_id=unit.pk)
+        .select_related("from_location__site", "shipment__destination")
+        .order_by("-id")
+        .first()
+    )
+    if last is not None and last.kind == MovementKind.SHIPMENT and last.shipment is not None:
+        shipment, left = last.shipment, last.from_location.site
+        ends = [
+            leg.destination for leg in shipment.legs.filter(origin_id=left.pk).select_related("destination")
+        ]
+        if not ends and shipment.origin_id == left.pk:
+            ends = [shipment.destination]
+        return _bound(shipment, ends, left=left.name)
+    if last is None and unit.status == UnitStatus.EXPECTED:
+        row = (
+            LineSerial.objects.filter(unit_id=unit.pk, line__shipment__status__in=LIVE_STATUSES)
+            .select_related("line__shipment__destination")
+            .first()
+        )
+        if row is not None:
+            legs = Leg.objects.filter(lines=row.line).select_related("destination")
+            return _bound(
+                row.line.shipment, [leg.destination for leg in legs] or [row.line.shipment.destination]
+            )
+    return unit_flow.Whereabouts()
+
+
+def _bound(shipment: Shipment, ends: list, left: str = "") -> unit_flow.Whereabouts:
+    return unit_flow.Whereabouts(
+        shipment=shipment.reference,
+        left=left,
+        bound_for_ids=frozenset(site.pk for site in ends),
+        bound_for=" or ".join(sorted({site.name for site in ends})),
+    )
 
 
 @transaction.atomic
@@ -153,37 +204,59 @@ def unit_transition(
     *,
     unit: Unit,
     target: str,
+    action: str,
     actor: User | None,
     reason: str = "",
-    kind: str | None = None,
     to_location: Location | None = None,
     customs_status: str | None = None,
     customs_reference: str | None = None,
     line: ShipmentLine | None = None,
+    arrival: unit_flow.Arrival | None = None,
 ) -> Unit:
     """The only way a unit's status (or customs status, or place in a warehouse) changes: lock the
-    unit and its placement, check the move against `engines.unit_flow`, save, and write one ledger
-    row (and the audit log's transition) in the same transaction.
+    unit and its placement, check the move against `engines.unit_flow` — the unit's state, the
+    service making the change (`action`) and where the books have the unit — then save, and write
+    one ledger row (and the audit log's transition) in the same transaction.
 
     `target` may be the unit's status when only its location (a move, a count) or its customs
-    status changes. Entering the warehouse (received) needs `to_location`; leaving it (shipped)
-    removes the placement; being allocated needs the shipment `line`."""
+    status changes. Entering the warehouse (received) needs `to_location` and the receipt's
+    `arrival`; leaving it (shipped) removes the placement; being allocated needs the shipment
+    `line`."""
     unit = Unit.objects.select_for_update().get(pk=unit.pk)
-    placement = UnitPlacement.objects.select_for_update().select_related("location").filter(unit=unit).first()
+    placement = (
+        UnitPlacement.objects.select_for_update(of=("self",))
+        .select_related("location__site")
+        .filter(unit=unit)
+        .first()
+    )
     try:
         current, new = Status(unit.status), Status(target)
     except ValueError as exc:
         raise ValidationError({"status": f"Unknown unit status {target!r}."}) from exc
+    try:
+        action = unit_flow.Action(action)
+    except ValueError as exc:
+        raise ValidationError({"status": f"Unknown warehouse action {action!r}."}) from exc
     reason = (reason or "").strip()
     moved = to_location is not None and (placement is None or placement.location_id != to_location.pk)
     customs_before = Customs(unit.customs_status)
     customs_after = Customs(customs_status) if customs_status is not None else customs_before
     if new == Status.SHIPPED:
         customs_after = Customs.NONE  # out of the warehouse, out of its customs regime
-    if new != current:
-        if problem := unit_flow.move_problem(current, new, reason=reason):
-            raise ValidationError({"status": f"Serial {unit.serial}: {problem}"})
-    elif not moved and customs_after == customs_before and kind in (None, MovementKind.STATUS):
+    stays = new == current and action in unit_flow.STAYING and current in unit_flow.IN_STOCK
+    if new == current and not stays:
+        raise ValidationError({"status": f"Serial {unit.serial} is {unit_flow.LABELS[current]} already."})
+    if problem := unit_flow.change_problem(
+        current,
+        new,
+        action=action,
+        where=whereabouts(unit, placement),
+        arrival=arrival,
+        to_site_id=to_location.site_id if to_location is not None else None,
+        reason=reason,
+    ):
+        raise ValidationError({"status": f"Serial {unit.serial}: {problem}"})
+    if new == current and not moved and customs_after == customs_before and action != unit_flow.Action.COUNT:
         raise ValidationError({"status": f"Serial {unit.serial} is {unit_flow.LABELS[current]} already."})
     reference = (
         customs_reference if customs_reference is not None else getattr(placement, "customs_reference", "")
@@ -191,10 +264,8 @@ def unit_transition(
     reference = (reference or "").strip()
     if problem := unit_flow.customs_problem(customs_before, customs_after, customs_reference=reference):
         raise ValidationError({"customs_status": f"Serial {unit.serial}: {problem}"})
-    if new in unit_flow.IN_STOCK and placement is None and to_location is None:
-        raise ValidationError({"location": f"Serial {unit.serial} is not in a warehouse: receive it first."})
-    if current in unit_flow.IN_STOCK and new == Status.RECEIVED:
-        raise ValidationError({"status": f"Serial {unit.serial} is in a warehouse already."})
+    if new == Status.RECEIVED and to_location is None:
+        raise ValidationError({"location": f"Serial {unit.serial}: say where it is received."})
     if new == Status.ALLOCATED and current == Status.AVAILABLE and line is None:
         raise ValidationError({"line": f"Serial {unit.serial}: say which shipment line it is allocated to."})
 
@@ -219,7 +290,9 @@ def unit_transition(
         where_after = placement.location
     unit.status, unit.customs_status = new.value, customs_after.value
     unit.save(update_fields=["status", "customs_status", "updated_at"])
-    if kind is None:
+    if action == unit_flow.Action.COUNT:
+        kind = MovementKind.COUNT
+    else:
         if new == Status.AVAILABLE and current == Status.ALLOCATED:
             kind = MovementKind.RELEASE
         elif new == Status.AVAILABLE and current == Status.RECEIVED and moved:
@@ -282,12 +355,16 @@ def units_receive(
     customs_reference: str = "",
     reason: str = "",
     country_of_origin: str = "",
+    arriving_on: Shipment | None = None,
 ) -> list[Unit]:
     """Receive serialised units of `part` into `location`: received (to be put away), in bond at
     a bonded site (which needs the customs reference), duty paid anywhere else. A serial not known
-    yet becomes a unit owned by `owner`; one in a warehouse already, or another organisation's, is
-    refused. `country_of_origin` is the one declared on the inbound line the units arrive on: it
-    is recorded on each unit; without one, a unit keeps its own, else takes the part's."""
+    yet becomes a unit owned by `owner`; one in a warehouse already, another organisation's, or
+    one on its way elsewhere is refused (`receive_problems`). `arriving_on` is the shipment whose
+    notice the units are received against (a receipt); a shipped unit is received only against
+    the shipment carrying it, at the end of its leg. `country_of_origin` is the one declared on
+    the inbound line the units arrive on: it is recorded on each unit; without one, a unit keeps
+    its own, else takes the part's."""
     location = _location(location)
     if not part.is_serialised:
         raise ValidationError(
@@ -297,29 +374,13 @@ def units_receive(
         raise ValidationError({"serials": "Give the serial number of every unit received."})
     customs, reference = _customs_on_receipt(location, customs_reference)
     units = units_for(part=part, serials=_clean_serials(serials), owner_id=owner.pk)
-    placements = {
-        p.unit_id: p
-        for p in UnitPlacement.objects.select_for_update()
-        .filter(unit__in=units)
-        .select_related("location__site")
-    }
-    problems = []
-    for unit in units:
-        if placement := placements.get(unit.pk):
-            where = (
-                f"this warehouse ({placement.location.code})"
-                if placement.location.site_id == location.site_id
-                else f"another warehouse ({placement.location.site.name})"
-            )
-            problems.append(f"Serial {unit.serial} is already in {where}.")
-        elif unit.status not in (UnitStatus.EXPECTED, UnitStatus.SHIPPED):
-            problems.append(
-                f"Serial {unit.serial} is {unit.get_status_display().lower()}: it cannot be received."
-            )
-        elif unit.owner_id != owner.pk:
-            problems.append(f"Serial {unit.serial} is another organisation's unit.")
+    problems = [
+        f"Serial {unit.serial} is another organisation's unit." for unit in units if unit.owner_id != owner.pk
+    ]
+    problems += receive_problems(units, location=location, arriving_on=arriving_on)
     if problems:
         raise ValidationError({"serials": problems[:10]})
+    arrival = _arrival(location, arriving_on)
     declared = Unit.objects.filter(pk__in=[unit.pk for unit in units])
     if country_of_origin:
         declared.update(country_of_origin=country_of_origin)
@@ -334,9 +395,51 @@ def units_receive(
             to_location=location,
             customs_status=customs,
             customs_reference=reference,
+            action=unit_flow.Action.RECEIVE,
+            arrival=arrival,
         )
         for unit in units
     ]
+
+
+def _arrival(location: Location, arriving_on: Shipment | None) -> unit_flow.Arrival:
+    site = location.site
+    return unit_flow.Arrival(
+        site_id=site.pk, site=site.name, shipment=arriving_on.reference if arriving_on is not None else ""
+    )
+
+
+def receive_problems(
+    units: Iterable[Unit], *, location: Location, arriving_on: Shipment | None = None
+) -> list[str]:
+    """Why each of `units` may not be received at `location` (against `arriving_on`'s notice),
+    naming where the books have it: in a warehouse already, or shipped towards another place."""
+    units = list(units)
+    placements = {
+        p.unit_id: p
+        for p in UnitPlacement.objects.select_for_update(of=("self",))
+        .filter(unit__in=units)
+        .select_related("location__site")
+    }
+    arrival = _arrival(location, arriving_on)
+    problems = []
+    for unit in units:
+        if placement := placements.get(unit.pk):
+            where = (
+                f"this warehouse ({placement.location.code})"
+                if placement.location.site_id == location.site_id
+                else f"another warehouse ({placement.location.site.name})"
+            )
+            problems.append(f"Serial {unit.serial} is already in {where}.")
+        elif problem := unit_flow.change_problem(
+            Status(unit.status),
+            Status.RECEIVED,
+            action=unit_flow.Action.RECEIVE,
+            where=whereabouts(unit, None),
+            arrival=arrival,
+        ):
+            problems.append(f"Serial {unit.serial}: {problem}")
+    return problems
 
 
 def _lot_for(*, part_id: int, location: Location, owner_id: int, customs_status: str, reference: str) -> Lot:
@@ -415,8 +518,15 @@ def unit_move(*, unit: Unit, to_location: Location, actor: User | None, reason: 
         raise ValidationError({"unit": f"Serial {unit.serial} is not in a warehouse."})
     _same_warehouse(placement.location, to_location)
     current = Unit.objects.values_list("status", flat=True).get(pk=unit.pk)
-    target = Status.AVAILABLE if current == UnitStatus.RECEIVED else Status(current)
-    return unit_transition(unit=unit, target=target, actor=actor, reason=reason, to_location=to_location)
+    put_away = current == UnitStatus.RECEIVED
+    return unit_transition(
+        unit=unit,
+        target=Status.AVAILABLE if put_away else Status(current),
+        action=unit_flow.Action.PUT_AWAY if put_away else unit_flow.Action.MOVE,
+        actor=actor,
+        reason=reason,
+        to_location=to_location,
+    )
 
 
 def _locked_lots(*lots: Lot) -> dict[int, Lot]:
@@ -619,7 +729,11 @@ def location_count(
         # An already quarantined unit stays so; the count's row records that it was missed again.
         result.missing.append(
             unit_transition(
-                unit=unit, target=Status.QUARANTINED, actor=actor, reason=missing, kind=MovementKind.COUNT
+                unit=unit,
+                target=Status.QUARANTINED,
+                action=unit_flow.Action.COUNT,
+                actor=actor,
+                reason=missing,
             )
         )
     for placement in in_warehouse.values():
@@ -631,7 +745,7 @@ def location_count(
                     target=unit.status,
                     actor=actor,
                     reason=f"{reason}: found at {location.code}",
-                    kind=MovementKind.COUNT,
+                    action=unit_flow.Action.COUNT,
                     to_location=location,
                 )
             )
@@ -654,8 +768,21 @@ def _locked_line(line: ShipmentLine, allowed: frozenset, what: str) -> ShipmentL
 
 
 def _ships_from(shipment: Shipment, site_id: int) -> bool:
-    """Whether the shipment starts at the site, or has a leg that does (a consolidation hub)."""
+    """Whether the shipment starts at the site, or has a leg that does (a consolidation hub). Once
+    it is under way, only a leg that has not departed yet takes stock: a consolidation whose
+    inbound legs are moving gathers its goods at the hub until its main carriage leaves."""
+    if shipment.status == ShipmentStatus.IN_TRANSIT:
+        return shipment.legs.filter(origin_id=site_id, actual_departure__isnull=True).exists()
     return shipment.origin_id == site_id or shipment.legs.filter(origin_id=site_id).exists()
+
+
+def _leaves_from_problem(what: str, site, shipment: Shipment) -> str:
+    if shipment.status == ShipmentStatus.IN_TRANSIT:
+        return (
+            f"{what} is at {site.name}: {shipment.reference} is in transit, and no leg of it still to "
+            "depart leaves from there."
+        )
+    return f"{what} is at {site.name}, which {shipment.reference} does not leave from."
 
 
 def _allocated_to(line: ShipmentLine) -> int:
@@ -711,14 +838,20 @@ def units_allocate(
             problems.append(f"Serial {unit.serial} is {unit.get_status_display().lower()}, not available.")
         elif not _ships_from(line.shipment, placement.location.site_id):
             problems.append(
-                f"Serial {unit.serial} is at {placement.location.site.name}, which "
-                f"{line.shipment.reference} does not leave from."
+                _leaves_from_problem(f"Serial {unit.serial}", placement.location.site, line.shipment)
             )
     if problems:
         raise ValidationError({"units": problems[:10]})
     _capacity(line, len(locked), "units")
     return [
-        unit_transition(unit=unit, target=Status.ALLOCATED, actor=actor, reason=reason, line=line)
+        unit_transition(
+            unit=unit,
+            target=Status.ALLOCATED,
+            action=unit_flow.Action.ALLOCATE,
+            actor=actor,
+            reason=reason,
+            line=line,
+        )
         for unit in locked
     ]
 
@@ -739,10 +872,7 @@ def lot_allocate(
         )
     if not _ships_from(line.shipment, lot.location.site_id):
         raise ValidationError(
-            {
-                "lot": f"Lot {lot.pk} is at {lot.location.site.name}, which "
-                f"{line.shipment.reference} does not leave from."
-            }
+            {"lot": _leaves_from_problem(f"Lot {lot.pk}", lot.location.site, line.shipment)}
         )
     _capacity(line, quantity, "quantity")
     taken = Lot.objects.filter(pk=lot.pk, quantity__gte=F("allocated") + quantity).update(
@@ -813,9 +943,27 @@ def lot_allocation_release(
 def units_pick(*, units: list[Unit], actor: User | None, reason: str = "") -> list[Unit]:
     """Pick allocated units (allocated → picked), in primary-key order."""
     return [
-        unit_transition(unit=unit, target=Status.PICKED, actor=actor, reason=reason)
+        unit_transition(
+            unit=unit, target=Status.PICKED, action=unit_flow.Action.PICK, actor=actor, reason=reason
+        )
         for unit in sorted(units, key=lambda u: u.pk)
     ]
+
+
+@transaction.atomic
+def units_give_back(*, units: list[Unit], actor: User | None, reason: str = "") -> list[Unit]:
+    """Give units back one step, in primary-key order: a picked unit goes back on the shelf, still
+    allocated to its line; an allocated one is released (available again)."""
+    given = []
+    for unit in sorted(units, key=lambda u: u.pk):
+        current = Unit.objects.values_list("status", flat=True).get(pk=unit.pk)
+        target = Status.ALLOCATED if current == UnitStatus.PICKED else Status.AVAILABLE
+        given.append(
+            unit_transition(
+                unit=unit, target=target, action=unit_flow.Action.GIVE_BACK, actor=actor, reason=reason
+            )
+        )
+    return given
 
 
 @transaction.atomic
@@ -870,7 +1018,14 @@ def line_ship(*, line: ShipmentLine, actor: User | None, reason: str = "") -> Sh
             {"line": f"Nothing is picked for line {line.line_number} of {line.shipment.reference}."}
         )
     units = [
-        unit_transition(unit=p.unit, target=Status.SHIPPED, actor=actor, reason=reason, line=line)
+        unit_transition(
+            unit=p.unit,
+            target=Status.SHIPPED,
+            action=unit_flow.Action.SHIP,
+            actor=actor,
+            reason=reason,
+            line=line,
+        )
         for p in placements
     ]
     _locked_lots(*[a.lot for a in allocations])
@@ -897,9 +1052,9 @@ def release_for_cancelled(event: Any) -> None:
     for placement in UnitPlacement.objects.filter(line__in=lines).select_related("unit").order_by("unit_id"):
         unit = placement.unit
         if unit.status == UnitStatus.PICKED:
-            unit = unit_transition(unit=unit, target=Status.ALLOCATED, actor=event.actor, reason=reason)
+            unit = units_give_back(units=[unit], actor=event.actor, reason=reason)[0]
         if unit.status == UnitStatus.ALLOCATED:
-            unit_transition(unit=unit, target=Status.AVAILABLE, actor=event.actor, reason=reason)
+            units_give_back(units=[unit], actor=event.actor, reason=reason)
     for allocation in LotAllocation.objects.filter(
         line__in=lines, status__in=[AllocationStatus.ALLOCATED, AllocationStatus.PICKED]
     ).order_by("pk"):

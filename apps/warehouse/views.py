@@ -26,7 +26,7 @@ from apps.core.access import CapabilityRequiredMixin
 from apps.core.dashboard import Tile
 from apps.core.scoping import CHANGE, VIEW
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, add_service_errors
-from apps.shipments.models import LineSerial, Shipment
+from apps.shipments.models import LineSerial, Shipment, ShipmentStatus
 
 from . import services
 from .engines import unit_flow
@@ -806,7 +806,11 @@ def shipment_page_actions(shipment: Shipment, user) -> list[tuple[str, str]]:
     if not _at_warehouse(shipment.origin, *(leg.origin for leg in legs)):
         return links
     query = f"?shipment={shipment.reference}"
-    if allocate and status in services.ALLOCATABLE and list(shipment.lines.all()):
+    # Under way, only a consolidation whose next leg has not left its hub yet takes stock.
+    gathering = status != ShipmentStatus.IN_TRANSIT or any(
+        leg.actual_departure is None and _at_warehouse(leg.origin) for leg in legs
+    )
+    if allocate and status in services.ALLOCATABLE and gathering and list(shipment.lines.all()):
         links.append(("Allocate stock", reverse("warehouse:allocate") + query))
     if operate and status in services.ALLOCATABLE | services.SHIPPABLE:
         waiting = (

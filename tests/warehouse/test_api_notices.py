@@ -189,7 +189,7 @@ def test_receipt_refusals_name_the_field_and_write_nothing(
     }
     assert "SHP-NOPE" in refused(floor, RECEIPTS, base | {"shipment": "SHP-NOPE"}, "shipment")
     assert "twice" in refused(floor, RECEIPTS, base | {"scanned": ["QT1", "qt1"]}, "scanned")
-    assert "twice" in refused(floor, RECEIPTS, base | {"damaged": ["QT1"]}, "scanned")  # scanned and damaged
+    assert "twice" in refused(floor, RECEIPTS, base | {"damaged": ["QT3", "qt3"]}, "damaged")
     assert "not a leg" in refused(floor, RECEIPTS, base | {"leg": other_leg.pk}, "leg")
     refused(floor, RECEIPTS, base | {"leg": 999999}, "leg")
     refused(floor, RECEIPTS, base | {"location": plain_bin.pk}, "location")  # not where it goes
@@ -200,11 +200,14 @@ def test_receipt_refusals_name_the_field_and_write_nothing(
     twice = [{"line": cables.pk, "counted": 1}, {"line": cables.pk, "counted": 2}]
     assert "twice" in refused(floor, RECEIPTS, base | {"counted": twice}, "counted")
     refused(floor, RECEIPTS, {"location": dock.pk}, "shipment")
-    # A serial already in another warehouse is the service's `serials`: the body's `scanned`.
+    # A serial already in another warehouse (received there before this notice listed it) is
+    # named under the body's `scanned`, with where it is.
     services.units_receive(
-        location=plain_bin, part=gpu_server, serials=["QT1"], owner=supplier, actor=warehouse_operator
+        location=plain_bin, part=gpu_server, serials=["ST1"], owner=supplier, actor=warehouse_operator
     )
-    assert "QT1" in refused(floor, RECEIPTS, base, "scanned")
+    stocked, _, _ = notice("ST1")
+    message = refused(floor, RECEIPTS, base | {"shipment": stocked.reference, "scanned": ["ST1"]}, "scanned")
+    assert "Serial ST1 is already in another warehouse (Chennai staging warehouse)." in message
     # A shipment that has not left is not received.
     draft = make_shipment(destination=hub)
     assert "left" in refused(floor, RECEIPTS, base | {"shipment": draft.reference, "scanned": []}, "shipment")

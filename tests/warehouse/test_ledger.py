@@ -77,8 +77,12 @@ def test_ledger_and_on_hand_agree_after_random_operations(
 
     def quarantine_or_release():
         unit = some_unit()
-        target = "available" if unit.status == "quarantined" else "quarantined"
-        services.unit_transition(unit=unit, target=target, actor=warehouse_operator, reason="random")
+        target, action = (
+            ("available", "release") if unit.status == "quarantined" else ("quarantined", "quarantine")
+        )
+        services.unit_transition(
+            unit=unit, target=target, action=action, actor=warehouse_operator, reason="random"
+        )
 
     def count():
         location = rng.choice(locations)

@@ -136,12 +136,17 @@ def test_receipt_refusals(receive, dock, gpu_server, cable, supplier, customer, 
     assert "inactive" in refused("location", services.lot_receive, part=cable, quantity=1, **kwargs)
 
 
-def test_a_shipped_unit_is_received_again(receive, bin_a, warehouse_operator):
+def test_a_unit_marked_shipped_with_no_shipment_on_its_record_is_not_received(
+    receive, bin_a, warehouse_operator
+):
+    """Shipped by a raw update, not by `line_ship`: the ledger does not say where it went, so no
+    receipt may bring it back (tests/warehouse/test_where_it_is.py receives real arrivals)."""
     (unit,) = receive("S1")
     Unit.objects.filter(pk=unit.pk).update(status="shipped", customs_status="")
-    UnitPlacement.objects.all().delete()  # as if shipped out (the ledger is not consistent here)
-    (unit,) = receive("S1", location=bin_a)
-    assert unit.status == "received" and unit.placement.location == bin_a
+    UnitPlacement.objects.all().delete()
+    assert "no shipment out of a warehouse is on its record" in refused(
+        "serials", receive, "S1", location=bin_a
+    )
 
 
 def test_lot_receipts_add_up(cables_in, bin_a, cable, supplier, warehouse_operator):
@@ -308,27 +313,39 @@ def test_count_refusals(
 
 def test_unit_transition_refuses_illegal_moves_with_reasons(receive, bin_a, warehouse_operator):
     (unit,) = receive("S1", put_away=bin_a)
-    message = refused("status", services.unit_transition, unit=unit, target="shipped", actor=None)
+    message = refused(
+        "status", services.unit_transition, unit=unit, target="shipped", action="ship", actor=None
+    )
     assert "available unit cannot become shipped" in message and "allowed: allocated, quarantined" in message
     assert "needs a reason" in refused(
-        "status", services.unit_transition, unit=unit, target="quarantined", actor=None
+        "status", services.unit_transition, unit=unit, target="quarantined", action="quarantine", actor=None
     )
-    assert "already" in refused("status", services.unit_transition, unit=unit, target="available", actor=None)
-    assert "Unknown" in refused("status", services.unit_transition, unit=unit, target="lost", actor=None)
+    assert "already" in refused(
+        "status", services.unit_transition, unit=unit, target="available", action="release", actor=None
+    )
+    assert "Unknown" in refused(
+        "status", services.unit_transition, unit=unit, target="lost", action="move", actor=None
+    )
+    assert "Unknown warehouse action" in refused(
+        "status", services.unit_transition, unit=unit, target="quarantined", action="lose", actor=None
+    )
     assert "which shipment line" in refused(
-        "line", services.unit_transition, unit=unit, target="allocated", actor=None
+        "line", services.unit_transition, unit=unit, target="allocated", action="allocate", actor=None
+    )
+    assert "becomes allocated by an allocation, not by a pick" in refused(
+        "status", services.unit_transition, unit=unit, target="allocated", action="pick", actor=None
     )
     unit = services.unit_transition(
-        unit=unit, target="quarantined", actor=warehouse_operator, reason="dented crate"
+        unit=unit, target="quarantined", action="quarantine", actor=warehouse_operator, reason="dented crate"
     )
     assert "quarantined unit cannot become allocated" in refused(
-        "status", services.unit_transition, unit=unit, target="allocated", actor=None
+        "status", services.unit_transition, unit=unit, target="allocated", action="allocate", actor=None
     )
     assert "needs a reason" in refused(
-        "status", services.unit_transition, unit=unit, target="available", actor=None
+        "status", services.unit_transition, unit=unit, target="available", action="release", actor=None
     )
     unit = services.unit_transition(
-        unit=unit, target="available", actor=warehouse_operator, reason="inspected: fine"
+        unit=unit, target="available", action="release", actor=warehouse_operator, reason="inspected: fine"
     )
     rows = Movement.objects.filter(kind="status").order_by("id")
     assert list(rows.values_list("status_before", "status_after", "reason")) == [
@@ -343,6 +360,7 @@ def test_customs_status_changes_through_the_same_service(receive, bin_a, warehou
     unit = services.unit_transition(
         unit=unit,
         target="available",
+        action="customs",
         actor=warehouse_operator,
         customs_status="duty_paid",
         customs_reference="IN-BOE-7781",
@@ -356,6 +374,7 @@ def test_customs_status_changes_through_the_same_service(receive, bin_a, warehou
         services.unit_transition,
         unit=unit,
         target="available",
+        action="customs",
         actor=None,
         customs_status="in_bond",
     )
@@ -435,7 +454,9 @@ def test_shipping_refuses_a_quarantined_or_unpicked_unit(
     s1, s2 = receive("S1", "S2", put_away=bin_a)
     services.units_allocate(line=servers, units=[s1, s2], actor=warehouse_operator)
     services.units_pick(units=[s1], actor=warehouse_operator)
-    services.unit_transition(unit=s2, target="quarantined", actor=warehouse_operator, reason="water damage")
+    services.unit_transition(
+        unit=s2, target="quarantined", action="quarantine", actor=warehouse_operator, reason="water damage"
+    )
     allocation = services.lot_allocate(line=cables, lot=cables_in, quantity=5, actor=warehouse_operator)
     approve(shipment)
     assert "S2 is quarantined: it cannot be shipped" in refused(
@@ -455,9 +476,7 @@ def test_releasing_a_unit_frees_it_for_another_line(receive, bin_a, outbound, wa
     _, servers, _ = outbound
     (unit,) = receive("S1", put_away=bin_a)
     services.units_allocate(line=servers, units=[unit], actor=warehouse_operator)
-    services.unit_transition(
-        unit=unit, target="available", actor=warehouse_operator, reason="customer changed order"
-    )
+    services.units_give_back(units=[unit], actor=warehouse_operator, reason="customer changed order")
     assert UnitPlacement.objects.get(unit=unit).line_id is None
     assert Movement.objects.order_by("-id").first().kind == "release"
     ledger_agrees()
