@@ -1,12 +1,34 @@
-"""Units: one row per serialised box (issue 13). Shipments, the warehouse and clusters find or
-make a unit here by its part and serial, never a free string of their own."""
+"""Units: one row per serialised box. Shipments, the warehouse and clusters find or make a unit
+here by its part and serial, never a free string of their own; and which parts an organisation's
+goods may be of (`parts_for_owner`), whoever chooses the part."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
+from apps.core.scoping import VIEW
+
 from .models import Part, Unit
+
+
+def parts_for_owner(owner_id: int) -> QuerySet[Part]:
+    """The parts an organisation's units and lots may be of: its own catalogue's and the master
+    catalogue's (the operator's). Never a third organisation's private part, whoever picks it (the
+    operator's staff see every catalogue): the owner would read that part's number, name and
+    value through its own stock."""
+    return Part.objects.filter(Part.org_scope_q(owner_id, VIEW))
+
+
+def part_for_owner_problem(part: Part, owner) -> str:
+    """Why `part` cannot be `owner`'s goods, or "" when it can (`parts_for_owner`'s rule)."""
+    if part.owner_id == owner.pk or parts_for_owner(owner.pk).filter(pk=part.pk).exists():
+        return ""
+    return (
+        f"{part.part_number} is another organisation's part: goods of {owner} are a part of its own "
+        "catalogue or of the master catalogue."
+    )
 
 
 def units_for(*, part: Part, serials: list[str], owner_id: int, field: str = "serials") -> list[Unit]:

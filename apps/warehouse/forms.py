@@ -10,6 +10,7 @@ from django.db.models.functions import Lower
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import Part, Unit
+from apps.catalog.units import part_for_owner_problem
 from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.scoping import VIEW
 from apps.shipments.models import ShipmentLine, Site
@@ -130,6 +131,9 @@ class ReceiveForm(_StockForm):
         part = data.get("part")
         if part is None:
             return data
+        # Every catalogue is offered to the operator's staff: the goods' owner decides the part.
+        if data.get("owner") is not None and (problem := part_for_owner_problem(part, data["owner"])):
+            self.add_error("part", problem)
         if part.is_serialised:
             if not data.get("serials") and "serials" not in self.errors:
                 self.add_error("serials", f"{part.part_number} is serialised: give each unit's serial.")

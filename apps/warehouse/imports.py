@@ -43,8 +43,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -56,7 +58,7 @@ from apps.shipments.models import Site
 
 from .engines import unit_flow
 from .engines.unit_flow import Status
-from .import_models import SerialImport, SerialImportStatus
+from .import_models import LEASE, SerialImport, SerialImportStatus
 from .models import WAREHOUSE_KINDS, Location, Movement, MovementKind, UnitPlacement
 from .services import _actor_label
 
@@ -352,13 +354,23 @@ def validate(
         part = None
         if maker_id is not None:
             candidates = parts.get((maker_id, row.part_number.lower()), [])
-            part = _choose_part(candidates, owner_id)
+            usable = _parts_for_owner(candidates, owner_id)
+            part = _choose_part(usable, owner_id)
             if not candidates:
                 row_problems.append(
                     Problem(
                         row.number,
                         "part_number",
                         f"No part {row.part_number} of {row.manufacturer} in the catalogue.",
+                    )
+                )
+            elif not usable:
+                row_problems.append(
+                    Problem(
+                        row.number,
+                        "part_number",
+                        f"{row.part_number} is another organisation's part: goods of "
+                        f"{row.owner or owner} are a part of its own catalogue or of the master catalogue.",
                     )
                 )
             elif part is None:
@@ -429,10 +441,17 @@ def validate(
     return plan
 
 
+def _parts_for_owner(candidates: list[dict], owner_id: int | None) -> list[dict]:
+    """Of the parts with a row's number, those its owner's goods may be of: the owner's own and the
+    master catalogue's (`catalog.units.parts_for_owner`, read here from the rows already loaded).
+    Never a third organisation's private part, even the only one with that number."""
+    return [
+        p for p in candidates if p["owner_id"] == owner_id or p["owner__kind"] == OrganisationKind.OPERATOR
+    ]
+
+
 def _choose_part(candidates: list[dict], owner_id: int | None) -> dict | None:
-    """The row owner's part, else the master catalogue's, else the only one."""
-    if len(candidates) == 1:
-        return candidates[0]
+    """Of the parts the owner may use, its own, else the master catalogue's when there is one."""
     for part in candidates:
         if part["owner_id"] == owner_id:
             return part
@@ -624,21 +643,9 @@ def serial_import_create(
             created_by=actor if actor is not None and actor.pk else None,
         )
         if len(rows) > BACKGROUND_FROM_ROWS:
-            from apps.core.tasks_outbox import enqueue_on_commit
-
-            from .tasks import run_serial_import
-
             serial_import.file.save(file_name, ContentFile(data), save=False)
             serial_import.save()
-            record = enqueue_on_commit(
-                run_serial_import,
-                kwargs={"import_id": serial_import.pk},
-                kind="serial import",
-                actor=actor if actor is not None and actor.pk else None,
-                object_repr=file_name,
-                object_url=serial_import.get_absolute_url(),
-            )
-            serial_import.task_id = record.task_id
+            serial_import.task_id = _enqueue(serial_import, actor=actor)
             serial_import.save(update_fields=["task_id", "updated_at"])
             return serial_import
         plan = validate(rows, site=site, owner=owner, customs_reference=customs_reference, user=actor)
@@ -651,19 +658,43 @@ def serial_import_create(
     return serial_import
 
 
+def _claimable(now) -> Q:
+    """Queued, or running under a lease that has run out (its worker died; it wrote nothing)."""
+    return Q(status=SerialImportStatus.QUEUED) | Q(status=SerialImportStatus.RUNNING) & (
+        Q(lease_expires_at__lt=now) | Q(lease_expires_at__isnull=True, updated_at__lt=now - LEASE)
+    )
+
+
 def serial_import_run(*, serial_import: SerialImport, progress: Progress | None = None) -> SerialImport:
     """Import a stored upload (the background task): checked whole, then written in one
-    transaction; a refusal is recorded on the import with its problems. Idempotent: an import no
-    longer queued (done, refused, being run) is returned as it is."""
-    progress = progress or (lambda percent, step: None)
-    claimed = SerialImport.objects.filter(pk=serial_import.pk, status=SerialImportStatus.QUEUED).update(
-        status=SerialImportStatus.RUNNING, updated_at=timezone.now()
+    transaction; a refusal is recorded on the import with its problems.
+
+    The run claims the import first, in one conditional UPDATE, with a lease that each sign of
+    progress moves on: an import queued, or stalled (running, its lease run out: its worker died
+    and, the write being one transaction, wrote nothing). Any other (done, refused, failed, or
+    running under a live lease) is returned as it is, so a redelivered task does nothing."""
+    report = progress or (lambda percent, step: None)
+    now = timezone.now()
+    claimed = (
+        SerialImport.objects.filter(pk=serial_import.pk)
+        .filter(_claimable(now))
+        .update(status=SerialImportStatus.RUNNING, lease_expires_at=now + LEASE, error="", updated_at=now)
     )
     serial_import = SerialImport.objects.select_related("site", "owner", "created_by").get(
         pk=serial_import.pk
     )
     if not claimed:
         return serial_import
+
+    def progress(percent: int, step: str) -> None:
+        # A sign of life: the lease holds for another LEASE (its own short UPDATE, outside the
+        # write's transaction when called before it; inside, it commits with the write).
+        moment = timezone.now()
+        SerialImport.objects.filter(pk=serial_import.pk, status=SerialImportStatus.RUNNING).update(
+            lease_expires_at=moment + LEASE
+        )
+        report(percent, step)
+
     actor = serial_import.created_by
     try:
         progress(5, f"Reading {serial_import.file_name}")
@@ -685,6 +716,7 @@ def serial_import_run(*, serial_import: SerialImport, progress: Progress | None 
                 status=SerialImportStatus.DONE,
                 imported=imported,
                 rows=len(rows),
+                lease_expires_at=None,
                 finished_at=timezone.now(),
                 updated_at=timezone.now(),
             )
@@ -693,6 +725,7 @@ def serial_import_run(*, serial_import: SerialImport, progress: Progress | None 
             status=SerialImportStatus.REFUSED,
             problems=[p.as_dict() for p in refused.problems],
             problem_count=refused.total,
+            lease_expires_at=None,
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
@@ -704,11 +737,56 @@ def serial_import_run(*, serial_import: SerialImport, progress: Progress | None 
             if isinstance(exc, OperationalError)
             else SerialImportStatus.FAILED,
             error=f"{type(exc).__name__}: {exc}"[:2000],
+            lease_expires_at=None,
             updated_at=timezone.now(),
         )
         raise
     serial_import.refresh_from_db()
     return serial_import
+
+
+def serial_import_rerun(*, serial_import: SerialImport, actor: User | None) -> SerialImport:
+    """Run a stalled or failed background import again, from its stored file: queued again with a
+    new task (the old task's redelivery then finds it taken or finished, and does nothing). Refused
+    for an import still running under a live lease, or one imported or refused."""
+    now = timezone.now()
+    with transaction.atomic():
+        again = (
+            SerialImport.objects.filter(pk=serial_import.pk)
+            .filter(
+                _claimable(now) & Q(status=SerialImportStatus.RUNNING) | Q(status=SerialImportStatus.FAILED)
+            )
+            .exclude(file="")
+            .update(status=SerialImportStatus.QUEUED, lease_expires_at=None, error="", updated_at=now)
+        )
+        current = SerialImport.objects.get(pk=serial_import.pk)
+        if not again:
+            if current.status in (SerialImportStatus.QUEUED, SerialImportStatus.RUNNING):
+                why = "it is still running (or queued): its worker holds it"
+            elif not current.file:
+                why = "its file was not stored"
+            else:
+                why = f"it is {current.get_status_display().lower()}"
+            raise ValidationError({"status": f"{current} cannot be run again: {why}."})
+        current.task_id = _enqueue(current, actor=actor)
+        current.save(update_fields=["task_id", "updated_at"])
+    return SerialImport.objects.get(pk=current.pk)
+
+
+def _enqueue(serial_import: SerialImport, *, actor: User | None) -> str:
+    """Queue the background import of a stored upload (after the commit); its task id."""
+    from apps.core.tasks_outbox import enqueue_on_commit
+
+    from .tasks import run_serial_import
+
+    return enqueue_on_commit(
+        run_serial_import,
+        kwargs={"import_id": serial_import.pk},
+        kind="serial import",
+        actor=actor if actor is not None and actor.pk else None,
+        object_repr=serial_import.file_name,
+        object_url=serial_import.get_absolute_url(),
+    ).task_id
 
 
 def import_template() -> str:

@@ -384,3 +384,29 @@ def test_a_serial_added_meanwhile_refuses_the_whole_file(
         run(serials(3), site=hub, owner=supplier, actor=warehouse_operator)
     assert "added by someone else" in excinfo.value.problems[0].reason
     nothing_written()
+
+
+# --- a unit's part is its owner's or the master catalogue's -----------------------------------------
+
+
+def test_a_third_organisations_private_part_is_refused_even_when_it_is_the_only_one(
+    hub, bin_a, supplier, forwarder, warehouse_operator
+):
+    """The operator's staff see every catalogue; a unit of the supplier must not be made of the
+    forwarder's private part (its owner would then read that part's number, name and value)."""
+    from tests.factories import PartFactory
+
+    PartFactory(owner=forwarder, part_number="FWD-PRIVATE-1", name="Forwarder's own kit")
+    with pytest.raises(imports.ImportRefused) as refused:
+        run(csv_bytes(f"NVIDIA,FWD-PRIVATE-1,P-1,A-01-02-03,,{BOND}"), site=hub, owner=supplier,
+            actor=warehouse_operator)  # fmt: skip
+    [problem] = refused.value.problems
+    assert (problem.row, problem.column) == (2, "part_number")
+    assert "Taiwan Servers Co., Ltd." in problem.reason and "master catalogue" in problem.reason
+    nothing_written()
+    # Named in the row as the owner, the forwarder's own part is its to use.
+    done = run(
+        csv_bytes(f"NVIDIA,FWD-PRIVATE-1,P-1,A-01-02-03,{forwarder.legal_name},{BOND}"),
+        site=hub, owner=supplier, actor=warehouse_operator,
+    )  # fmt: skip
+    assert done.imported == 1 and Unit.objects.get(serial="P-1").owner == forwarder

@@ -74,3 +74,28 @@ def test_the_unit_page_and_the_units_api_find_the_same_units(
     assert api.get("/api/v1/units/", {"search": "U-GIVEN"}).json()["count"] == 0
     found = browser.get("/stock/find/", {"serial": "U-GIVEN-BACK"}, follow=True)
     assert "No unit with serial" in found.content.decode()
+
+
+def test_goods_are_received_only_as_a_part_of_their_owner_or_of_the_master_catalogue(
+    bin_a, supplier, forwarder, warehouse_operator, api_as, browser_as
+):
+    """The receive API and page take the part from every catalogue (their user is the operator's
+    staff) but refuse one that is neither the owner's nor the master catalogue's."""
+    from apps.catalog.models import Unit
+    from tests.factories import PartFactory
+
+    private = PartFactory(owner=forwarder, part_number="FWD-PRIVATE-2", name="Forwarder's own kit")
+    body = {
+        "location": bin_a.pk, "part": private.pk, "owner": supplier.pk, "serials": ["P-2"],
+        "reason": "Delivery", "customs_reference": "SG-BOND-1",
+    }  # fmt: skip
+    refused = api_as(warehouse_operator).post("/api/v1/stock/receipts/", body, format="json")
+    assert refused.status_code == 400 and "master catalogue" in refused.json()["part"][0]
+    form = {**body, "serials": "P-2"}
+    page = browser_as(warehouse_operator).post("/stock/receive/", form)
+    assert page.status_code == 200 and "master catalogue" in page.content.decode()
+    assert not Unit.objects.filter(serial="P-2").exists()
+    done = api_as(warehouse_operator).post(
+        "/api/v1/stock/receipts/", {**body, "owner": forwarder.pk}, format="json"
+    )
+    assert done.status_code in (200, 201), done.content

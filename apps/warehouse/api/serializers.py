@@ -13,8 +13,9 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organisation
 from apps.catalog.models import CustomsStatus, Part, Unit, UnitStatus
+from apps.catalog.units import part_for_owner_problem
 from apps.core.api import FittingDecimalField, ScopedPrimaryKeyRelatedField
-from apps.core.disclosure import person_label, sees_everything
+from apps.core.disclosure import recorded_person_label
 from apps.core.validators import TextValidator
 from apps.shipments.models import Shipment, ShipmentLine, Site
 
@@ -226,12 +227,8 @@ class MovementSerializer(serializers.ModelSerializer):
 
     def get_actor(self, movement) -> str:
         # A partner reads "Rackpass staff", not the operator's people (apps.core.disclosure).
-        request = self.context.get("request")
-        viewer = getattr(request, "user", None)
-        if movement.actor is not None:
-            return person_label(movement.actor, viewer, own=movement.actor_label or None)
-        # The user is gone; the label stays in the ledger, for the operator's eyes only.
-        return movement.actor_label if sees_everything(viewer) else ""
+        viewer = getattr(self.context.get("request"), "user", None)
+        return recorded_person_label(movement.actor, movement.actor_label, viewer)
 
 
 class OnHandSerializer(serializers.Serializer):
@@ -308,6 +305,9 @@ class ReceiptSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {"serials": "Give either `serials` (serialised parts) or `quantity` (a lot), not both."}
             )
+        # The part field offers every catalogue to the operator's staff: the goods' owner decides.
+        if problem := part_for_owner_problem(data["part"], data["owner"]):
+            raise serializers.ValidationError({"part": problem})
         return data
 
 
