@@ -2,6 +2,9 @@
 
 Operator staff read everything. A partner reads the names of its own organisation's people; the
 operator's people are "Rackpass staff" and another organisation's people are that organisation.
+One rule for every page, export and API answer: templates name a person with `{% person %}`
+(apps/core/templatetags/disclosure.py), exports and serializers call `person_label` or
+`recorded_person_label`.
 Of an object's audit trail a partner reads what changed, when and from where, the reasons of
 status changes (every party reads a shipment's hold reason anyway) and the messages its own
 people wrote — not the operator's internal notes (screening decisions, officers' resolutions,
@@ -37,6 +40,16 @@ def person_label(person, viewer, *, own: str | None = None) -> str:
     ):
         return name
     return str(person.organisation) if person.organisation_id else FORMER_USER_LABEL
+
+
+def recorded_person_label(person, label: str, viewer) -> str:
+    """How the person a row recorded (`person`: the user, or None once the user is gone; `label`:
+    the name the row stored when it was written, such as a ledger row's "Wei Tan (Rackpass
+    Technologies Inc.)") is named to `viewer`: by `person_label`; a gone user's stored label is for
+    the operator's staff only. Pages, exports and the API all name recorded people through this."""
+    if person is not None:
+        return person_label(person, viewer, own=label or None)
+    return label if sees_everything(viewer) else ""
 
 
 def history_queryset(viewer, events: QuerySet) -> QuerySet:

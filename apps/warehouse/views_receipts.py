@@ -113,13 +113,17 @@ class ReceiptDetailView(ScopedQuerysetMixin, DetailView):
     slug_field, slug_url_kwarg = "reference", "receipt"
 
     def get_queryset(self):
-        return super().get_queryset().select_related("shipment", "leg", "location__site", "received_by")
+        return (
+            super()
+            .get_queryset()
+            .select_related("shipment", "leg", "location__site", "received_by__organisation")
+        )
 
     def get_context_data(self, **kwargs):
         discrepancies = list(
-            self.object.discrepancies.select_related("part", "unit", "line", "resolved_by").order_by(
-                "resolved_at", "kind", "serial"
-            )
+            self.object.discrepancies.select_related(
+                "part", "unit", "line", "resolved_by__organisation"
+            ).order_by("resolved_at", "kind", "serial")
         )
         can_resolve = self.request.user.can("stock.operate")
         bound = getattr(self, "bound_form", None)
