@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("apps.documents.urls")),
     path("stock/", include("apps.warehouse.urls")),
     path("clusters/", include("apps.clusters.urls")),
+    path("exports/", include("apps.core.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     # Generated once per process (apps/core/api_docs.py), then served from memory.

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from . import tasks_outbox
+from . import export_files, tasks_outbox
 
 
 @shared_task(name="core.send_owed_tasks", time_limit=60, soft_time_limit=50)
@@ -10,3 +10,28 @@ def send_owed_tasks() -> dict:
     """The outbox sweep (Celery beat, every minute): send tasks still owed after their commit."""
     sent, owed = tasks_outbox.send_owed_tasks()
     return {"sent": sent, "owed": owed}
+
+
+@shared_task(
+    bind=True,
+    name="core.write_export_file",
+    # A million rows take well under a minute (docs/benchmarks.md, exports); the broker's
+    # visibility timeout (3 × the default limit) must outlast this one.
+    time_limit=10 * 60,
+    soft_time_limit=9 * 60 + 30,
+)
+def write_export_file(self, list_name: str, query: str, user_id: int, export_format: str) -> dict:
+    """Write a long list's export to a file, reporting progress on the task's record."""
+
+    def progress(percent: int, step: str) -> None:
+        if self.request.id:
+            self.update_state(state="PROGRESS", meta={"percent": percent, "step": step})
+
+    return export_files.export_file_write(
+        task_id=self.request.id,
+        list_name=list_name,
+        query=query,
+        user_id=user_id,
+        export_format=export_format,
+        progress=progress,
+    )

@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from . import exports
+from . import export_files, exports
 from .access import CapabilityRequiredMixin
 from .disclosure import events_for
 from .filters import scope_filter_choices
@@ -68,7 +69,15 @@ class FilteredListMixin:
     # `?export=xlsx`: one set of columns for both, ((header, row → value), …); see apps.core.exports.
     export_columns: tuple = ()
     export_name = "export"
-    export_batch_size = 2000
+    export_batch_size = exports.CHUNK_ROWS
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        export_files.register(cls.export_list_name(), cls)  # its background export finds it by name
+
+    @classmethod
+    def export_list_name(cls) -> str:
+        return f"{cls.__module__}.{cls.__qualname__}"
 
     def get(self, request, *args, **kwargs):
         export = request.GET.get("export")
@@ -79,22 +88,55 @@ class FilteredListMixin:
         return super().get(request, *args, **kwargs)
 
     def export(self, export_format: str, queryset):
-        from django.utils import timezone
+        """A short list answers at once (CSV streamed, XLSX built); a long one is written to a file
+        in the background and the user is sent to its page (`apps.core.export_files`): streamed,
+        it would outlive the server's worker timeout and end early in a 200."""
+        if not exports.fits_inline(queryset, export_format):
+            from .tasks import write_export_file
 
-        filename = f"{self.export_name}-{timezone.localdate().isoformat()}.{export_format}"
+            record = export_files.export_file_start(
+                task=write_export_file, view=self, export_format=export_format
+            )
+            return HttpResponseRedirect(reverse("core:export", args=[record.task_id]))
+        filename = self.export_filename(export_format)
         rows = self.export_rows(queryset)
         if export_format == "xlsx":
             return exports.xlsx_response(self.export_columns, rows, filename, title=self.export_name)
         return exports.csv_response(self.export_columns, rows, filename)
+
+    def export_filename(self, export_format: str) -> str:
+        from django.utils import timezone
+
+        return f"{self.export_name}-{timezone.localdate().isoformat()}.{export_format}"
+
+    def export_write(self, export_format: str, queryset, path: str, *, progress=None) -> int:
+        """Write the whole export to `path` in the default storage (the background export);
+        returns the rows written. `progress(rows)` as the rows go."""
+        rows = self.export_rows(queryset)
+        if export_format == "xlsx":
+            return export_files.write_to_storage(
+                path,
+                lambda out: exports.xlsx_write(
+                    self.export_columns, rows, out, title=self.export_name, progress=progress
+                ),
+            )
+        return export_files.write_to_storage(
+            path, lambda out: exports.csv_write(self.export_columns, rows, out, progress=progress)
+        )
 
     def export_queryset(self, queryset):
         """What the export reads per row (annotations, joins): the view may add to it."""
         return queryset
 
     def export_rows(self, queryset) -> Iterable:
-        """The objects the export writes, read in chunks (a list of any length in flat memory); a view
-        whose rows need figures read per batch passes them through `exports.in_batches`."""
-        return self.export_queryset(queryset).iterator(chunk_size=self.export_batch_size)
+        """The rows the export writes, read in chunks (a list of any length in flat memory): when
+        every column is `exports.read`, values straight from the database (no model instances);
+        else objects, and a view whose rows need figures read per batch passes them through
+        `exports.in_batches`."""
+        queryset = self.export_queryset(queryset)
+        if exports.reads_only(self.export_columns):
+            return exports.read_rows(self.export_columns, queryset, self.export_batch_size)
+        return queryset.iterator(chunk_size=self.export_batch_size)
 
     def get_context_data(self, **kwargs):
         filterset = self.get_filterset()

@@ -118,10 +118,15 @@ class UnitPlacement(CheckedInputModel, TimeStampedModel):
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
         if action != VIEW:
             return NOTHING
+        return Q(unit__owner_id=organisation_id) | cls.held_for_q(organisation_id)
+
+    @classmethod
+    def held_for_q(cls, organisation_id: int) -> Q:
+        """Placements on a shipment line whose goods are held for `organisation_id` (a handful of
+        lines: the subquery stays small however many units the warehouse holds)."""
         from apps.shipments.models import ShipmentLine
 
-        held = ShipmentLine.objects.filter(_held_for(organisation_id)).values("pk")
-        return Q(unit__owner_id=organisation_id) | Q(line__in=held)
+        return Q(line__in=ShipmentLine.objects.filter(_held_for(organisation_id)).values("pk"))
 
 
 class Lot(CheckedInputModel, TimeStampedModel):
