@@ -275,7 +275,7 @@ def before_entering(status: str, prepare: Preparation) -> None:
 
 # What higher apps do while a demo consolidation's goods are at its hub, between the inbound legs'
 # arrival and the main carriage's departure: the warehouse receives each inbound leg against its
-# notice, picks and ships the goods, through the services a user calls (issue 13).
+# notice, picks and ships the goods, through the services a user calls.
 _at_hub: list[Preparation] = []
 
 

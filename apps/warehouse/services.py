@@ -264,7 +264,7 @@ def unit_transition(
     reference = (reference or "").strip()
     if problem := unit_flow.customs_problem(customs_before, customs_after, customs_reference=reference):
         raise ValidationError({"customs_status": f"Serial {unit.serial}: {problem}"})
-    if new == Status.RECEIVED and to_location is None:
+    if new == Status.RECEIVED and current != Status.RECEIVED and to_location is None:
         raise ValidationError({"location": f"Serial {unit.serial}: say where it is received."})
     if new == Status.ALLOCATED and current == Status.AVAILABLE and line is None:
         raise ValidationError({"line": f"Serial {unit.serial}: say which shipment line it is allocated to."})

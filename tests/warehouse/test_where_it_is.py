@@ -211,21 +211,31 @@ def test_a_late_box_points_to_the_missing_unit_s_found(consolidation, dock, ware
 
 
 def test_an_extra_serial_known_elsewhere_says_where_it_should_be(
-    consolidation, dock, plain_bin, gpu_server, supplier, warehouse_operator
+    consolidation, dock, plain_bin, gpu_server, supplier, customer, warehouse_operator, client, api_as
 ):
     shipment, _, inbound, _ = consolidation
     services.units_receive(
         location=plain_bin, part=gpu_server, serials=["QT99"], owner=supplier, actor=warehouse_operator
     )
+    services.units_receive(
+        location=plain_bin, part=gpu_server, serials=["OT5"], owner=customer, actor=warehouse_operator
+    )
     receipt = receipt_record(
-        shipment=shipment, location=dock, leg=inbound, scanned=["QT7", "QT8", "qt99", "NEW1"],
+        shipment=shipment, location=dock, leg=inbound, scanned=["QT7", "QT8", "qt99", "NEW1", "OT5"],
         actor=warehouse_operator, customs_reference=BOND,
     )  # fmt: skip
     extras = {d.serial: d for d in receipt.discrepancies.filter(kind=DiscrepancyKind.EXTRA)}
-    assert set(extras) == {"qt99", "NEW1"}
+    assert set(extras) == {"qt99", "NEW1", "OT5"}
+    # Another organisation's unit is only said to be known: where it is is not the reader's business.
+    assert (extras["OT5"].unit, extras["OT5"].note) == (None, "Serial OT5 is another organisation's unit.")
     known = extras["qt99"]
     assert known.unit == Unit.objects.get(serial="QT99")
     assert known.note == "Known unit QT99: received at Chennai staging warehouse (B-1)."
     assert extras["NEW1"].unit is None and extras["NEW1"].note == ""
     # It stays where the books have it.
     assert Unit.objects.get(serial="QT99").placement.location == plain_bin
+    # The receipt's page and the API say so.
+    client.force_login(warehouse_operator)
+    assert known.note in client.get(receipt.get_absolute_url()).content.decode()
+    body = api_as(warehouse_operator).get(f"/api/v1/stock/notice-receipts/{receipt.pk}/").json()
+    assert {d["serial"]: d["note"] for d in body["discrepancies"]}["qt99"] == known.note

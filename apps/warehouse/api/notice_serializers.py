@@ -104,6 +104,7 @@ class DiscrepancySerializer(serializers.ModelSerializer):
             "serial",
             "unit",
             "quantity",
+            "note",
             "is_open",
             "resolution",
             "resolved_by",
