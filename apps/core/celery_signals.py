@@ -1,5 +1,6 @@
 """Attribute audit records made by Celery tasks to the 'task' channel (and the user who asked), and
-keep each task's `TaskRecord` up to date: started, finished (with its result) or failed."""
+record on each task's `TaskRecord` how its run ended: finished (with its result), failed or to be
+retried. Its start is its claim (`apps.core.task_base`)."""
 
 from celery.signals import task_postrun, task_prerun
 from django.utils import timezone
@@ -28,30 +29,32 @@ def _leave_task_context(task_id=None, **_):
         _context.reset(token)
 
 
-@task_prerun.connect(dispatch_uid="rackpass-task-record-started")
-def _record_started(task_id=None, **_):
-    from .models import TaskRecord, TaskState
-
-    now = timezone.now()
-    # A redelivered task (its worker died) starts again: its last sign of life is now.
-    TaskRecord.objects.filter(task_id=task_id).update(
-        state=TaskState.STARTED, started_at=now, progress_at=now, finished_at=None, error=""
-    )
-
-
 @task_postrun.connect(dispatch_uid="rackpass-task-record-finished")
 def _record_finished(task_id=None, retval=None, state=None, **_):
-    from .models import TaskRecord, TaskState
+    """The end of a run, under the claim this worker took before it (`RecordedTask`): a delivery
+    that claimed nothing (the work was finished or held elsewhere) records nothing."""
+    from . import task_lease
+    from .models import TaskState
 
+    held = task_lease.release(task_id)
+    if held is None:
+        return
     now = timezone.now()
-    records = TaskRecord.objects.filter(task_id=task_id)
     if state == "SUCCESS":
         result = jsonable(retval) if isinstance(retval, dict) else {"value": jsonable(retval)}
-        records.update(
-            state=TaskState.SUCCEEDED, finished_at=now, progress_at=now, percent=100, result=result
-        )
+        task_lease.finish(
+            task_id, held.token,
+            state=TaskState.SUCCEEDED, finished_at=now, progress_at=now, percent=100, result=result,
+        )  # fmt: skip
     elif state == "FAILURE":
-        records.update(state=TaskState.FAILED, finished_at=now, progress_at=now, error=str(retval)[:2000])
+        task_lease.finish(
+            task_id,
+            held.token,
+            state=TaskState.FAILED,
+            finished_at=now,
+            progress_at=now,
+            error=str(retval)[:2000],
+        )
     elif state == "RETRY":
-        # Back in the queue until a worker takes it again.
-        records.update(state=TaskState.SENT, progress_at=now, step="Waiting to retry")
+        # Back in the queue until a worker takes it again (and claims it again).
+        task_lease.finish(task_id, held.token, state=TaskState.SENT, progress_at=now, step="Waiting to retry")

@@ -196,8 +196,9 @@ class TaskRecord(models.Model):
 
     It is written in the transaction of the state change that needs the task, as *owed*; sending
     it after the commit marks it *sent* (`apps.core.tasks_outbox`), and a periodic sweep sends what
-    stays owed. Workers record its start, progress and end here (`apps.core.task_base`), so its
-    status reads the database, never the result backend."""
+    stays owed. A worker claims it before running it (a lease: `apps.core.task_lease`), and
+    records its progress and end here (`apps.core.task_base`), so its status reads the database,
+    never the result backend."""
 
     task_id = models.CharField(max_length=64, unique=True)
     kind = models.CharField(max_length=60)
@@ -215,6 +216,16 @@ class TaskRecord(models.Model):
     send_attempts = models.PositiveIntegerField(default=0)
     send_error = models.CharField(max_length=500, blank=True, help_text="Why the last send failed.")
     sent_at = models.DateTimeField(null=True, blank=True)
+    # The lease: the worker running it claims it first (apps.core.task_lease), so a message the
+    # broker delivers twice runs the work once.
+    claimed_by = models.CharField(
+        max_length=200, blank=True, help_text="The worker (host:pid) that took it last."
+    )
+    claim_token = models.CharField(max_length=32, blank=True, help_text="That worker's claim, one per run.")
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Until when the claim holds; past it, the work is stalled."
+    )
+    claims = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker took it.")
     # What the worker reports.
     time_limit = models.PositiveIntegerField(
         null=True, blank=True, help_text="Seconds after which the worker kills the task."

@@ -8,8 +8,9 @@ transaction, and the task is handed to the broker only after the commit.
 - After the commit the task is published with short timeouts and no retry (settings: a dead
   broker fails within a second), then marked *sent*. A failure leaves it owed and is logged.
 - `send_owed_tasks` (Celery beat, every minute, and `manage.py send_owed_tasks`) sends what is
-  still owed. Tasks are idempotent, so the rare double send (a sweep racing the request that
-  made the record, past the grace period) does no harm.
+  still owed, and counts every owed task. A message sent twice (a sweep racing the request that
+  made the record, past the grace period) runs the work once: a worker claims the record before
+  running it (`apps.core.task_lease`).
 - The status a user reads (`task_progress`) comes from the record, which workers keep up to date
   (`apps.core.task_base`, `apps.core.celery_signals`): no result-backend read, so it answers
   while Redis is down, and it says when a task is owed, queued or stalled.
@@ -20,13 +21,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
+from . import task_lease
 from .models import TaskRecord, TaskState
 
 logger = logging.getLogger(__name__)
@@ -54,9 +56,16 @@ def enqueue_on_commit(
 ) -> TaskRecord:
     """Record `task(**kwargs)` as owed in the current transaction and send it once that commits.
 
-    Returns the record; its `task_id` is what the caller polls (`/api/v1/tasks/{id}/`)."""
+    Returns the record; its `task_id` is what the caller polls (`/api/v1/tasks/{id}/`). Running
+    again work that stalled (the same task with the same arguments, its lease run out) closes the
+    stalled record, so the broker's redelivery of it does nothing; if that redelivery is running
+    it already, its record is returned and nothing new is queued (`task_lease.stalled_twin`)."""
+    task_id = task_id or str(uuid.uuid4())
+    running = task_lease.stalled_twin(task.name, kwargs, rerun_task_id=task_id)
+    if running is not None:
+        return running
     record = TaskRecord.objects.create(
-        task_id=task_id or str(uuid.uuid4()),
+        task_id=task_id,
         kind=kind,
         user=actor,
         organisation=getattr(actor, "organisation", None),
@@ -122,11 +131,19 @@ def _task(name: str):
     return app.tasks.get(name)
 
 
-def send_owed_tasks(*, grace: dt.timedelta = SWEEP_GRACE, limit: int = 500) -> tuple[int, int]:
-    """Send the tasks owed for longer than `grace`, oldest first: (sent, still owed)."""
-    owed = TaskRecord.objects.filter(state=TaskState.OWED, created_at__lte=timezone.now() - grace)
+class Sweep(NamedTuple):
+    sent: int
+    owed: int  # every task still owed, those too recent to send included
+    broker_down: bool = False
+
+
+def send_owed_tasks(*, grace: dt.timedelta = SWEEP_GRACE, limit: int = 500) -> Sweep:
+    """Send the owed tasks, oldest first: those whose own send failed at once, the others once
+    owed for longer than `grace` (until then the request that made them is still sending them)."""
+    owed = TaskRecord.objects.filter(state=TaskState.OWED)
+    due = owed.filter(Q(send_attempts__gt=0) | Q(created_at__lte=timezone.now() - grace))
     sent, broker_down = 0, False
-    for record in owed.order_by("created_at")[:limit]:
+    for record in due.order_by("created_at")[:limit]:
         task = _task(record.task_name)
         if task is None:  # renamed or removed since: say so instead of retrying forever
             TaskRecord.objects.filter(pk=record.pk).update(
@@ -141,7 +158,7 @@ def send_owed_tasks(*, grace: dt.timedelta = SWEEP_GRACE, limit: int = 500) -> t
     remaining = owed.count()
     if sent or broker_down:
         logger.info("Outbox sweep: %d owed task(s) sent, %d still owed.", sent, remaining)
-    return sent, remaining
+    return Sweep(sent, remaining, broker_down)
 
 
 # --- what the user reads ------------------------------------------------------------------------
@@ -154,13 +171,18 @@ def owed_messages(object_repr: str) -> list[str]:
 
 
 def is_stalled(record: TaskRecord, now: dt.datetime | None = None) -> bool:
-    """Started, and no sign of life for longer than its time limit: the worker cannot still be
-    running it (the limit would have killed it), so it died with it (OOM, node loss)."""
+    """Started, and its lease has run out: no worker can still be running it (the time limit
+    would have killed it, or its progress would have renewed a shorter lease), so it died with
+    its worker (OOM, node loss). A record started before leases existed: no sign of life for
+    longer than its time limit."""
     if record.state != TaskState.STARTED:
         return False
+    now = now or timezone.now()
+    if record.lease_expires_at is not None:
+        return now > record.lease_expires_at
     last = record.progress_at or record.started_at
     limit = record.time_limit or settings.CELERY_TASK_TIME_LIMIT
-    return last is not None and (now or timezone.now()) - last > dt.timedelta(seconds=limit)
+    return last is not None and now - last > dt.timedelta(seconds=limit)
 
 
 def task_progress(record: TaskRecord, now: dt.datetime | None = None) -> dict[str, Any]:

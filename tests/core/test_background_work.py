@@ -139,11 +139,11 @@ def test_the_sweep_sends_owed_tasks_once_the_broker_is_back(
         shipment = submitted(indian_customer, "IN", "Chennai", [(dgx, 2)])
     record = TaskRecord.objects.get(object_repr=shipment.reference)
     # Still down: the sweep leaves it owed and counts the attempt.
-    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(0)) == (0, 1)
+    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(0)) == (0, 1, True)
     record.refresh_from_db()
     assert record.state == TaskState.OWED and record.send_attempts == 2
-    # Too recent for the sweep: the request that made it is still sending it.
-    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(minutes=5)) == (0, 0)
+    # Recent, but its request's own send failed: nothing else is sending it, so it is not waited for.
+    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(minutes=5)) == (0, 1, True)
     # Back: the task is sent (eager in tests: it runs) and the shipment moves on.
     monkeypatch.undo()
     call_command("send_owed_tasks", "--older-than", "0")
@@ -152,7 +152,7 @@ def test_the_sweep_sends_owed_tasks_once_the_broker_is_back(
     assert record.result["result"] == "pass" and record.percent == 100
     assert Shipment.objects.get(pk=shipment.pk).status == "approved"
     # Nothing is owed any more: a second sweep sends nothing.
-    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(0)) == (0, 0)
+    assert tasks_outbox.send_owed_tasks(grace=dt.timedelta(0)) == (0, 0, False)
 
 
 def test_a_rolled_back_state_change_owes_nothing(coordinator):

@@ -16,11 +16,14 @@ class Command(BaseCommand):
             "--older-than",
             type=float,
             default=SWEEP_GRACE.total_seconds(),
-            help="Only tasks owed for at least this many seconds (default: %(default)s).",
+            help=(
+                "Tasks not yet tried are sent once owed for this many seconds (default: %(default)s); "
+                "those whose first send failed are sent at once."
+            ),
         )
 
     def handle(self, *args, older_than: float, **options):
-        sent, owed = send_owed_tasks(grace=dt.timedelta(seconds=older_than))
-        self.stdout.write(f"Sent {sent} owed task(s); {owed} still owed.")
-        if owed:
+        sweep = send_owed_tasks(grace=dt.timedelta(seconds=older_than))
+        self.stdout.write(f"Sent {sweep.sent} owed task(s); {sweep.owed} still owed.")
+        if sweep.broker_down:
             self.stderr.write("The broker is still unreachable; run this again once it answers.")
