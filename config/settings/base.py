@@ -46,6 +46,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # /healthz/ answers before host validation (the container health check calls 127.0.0.1).
     "apps.core.views_health.HealthCheckMiddleware",
+    # JSON for every error under /api/, DEBUG on or off (apps/core/errors.py).
+    "apps.core.errors.ApiJsonErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,5 +1,8 @@
 """Tags, summaries and examples of the shipments API in the OpenAPI schema (`/api/docs/`)."""
 
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
 from apps.core.api_docs import documented, example
 
 SITES = "Sites"
@@ -375,3 +378,31 @@ exchange_rate_docs = documented(
     write=EXCHANGE_RATE_WRITE,
     patch={"rate": "84.91000000"},
 )
+
+# The refusals of `GET /shipments/{reference}/freight-options/` besides those every operation has.
+FREIGHT_OPTIONS_REFUSALS = {
+    400: OpenApiResponse(
+        description="No rate for the lane: no air, ocean or road rate from the origin to the "
+        "destination country is valid on the ready date (`lane` says which lane and date)."
+    ),
+    409: OpenApiResponse(
+        description="The lane's rates cannot be compared: they are in several currencies or for "
+        "several lanes; the rate table must change (`rates` says how)."
+    ),
+    422: OpenApiResponse(
+        response=inline_serializer(
+            "FreightOptionsUnprocessable",
+            {
+                "detail": serializers.CharField(required=False),
+                "currency": serializers.ListField(child=serializers.CharField(), required=False),
+                "from_currency": serializers.CharField(required=False),
+                "to_currency": serializers.CharField(required=False),
+                "lines": serializers.ListField(child=serializers.CharField(), required=False),
+                "load": serializers.ListField(child=serializers.CharField(), required=False),
+            },
+        ),
+        description="Not priced: the landed cost cannot be added up in one currency (no exchange "
+        "rate; `currency`, `from_currency`, `to_currency`), lines lack the weight or dimensions "
+        "freight needs (`lines`, `detail`), or no rate, aircraft or container carries the load (`load`).",
+    ),
+}

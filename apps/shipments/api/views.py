@@ -258,24 +258,29 @@ class ShipmentViewSet(
         )
 
     @extend_schema(
-        responses=inline_serializer(
-            "FreightPlan",
-            {
-                "recommendation": serializers.JSONField(),
-                "options": serializers.JSONField(),
-                "landed_cost": serializers.JSONField(),
-                "booked": serializers.JSONField(required=False, help_text="What was booked, once booked."),
-                "route": serializers.JSONField(
-                    required=False,
-                    help_text="A consolidation (inbound legs to a hub) priced leg by leg: each leg's "
-                    "options and chosen option, hub handling and the total.",
-                ),
-                "message": serializers.CharField(required=False),
-                "landed_cost_note": serializers.CharField(
-                    required=False, help_text="Why a partner reads no landed cost (docs/security.md)."
-                ),
-            },
-        )
+        responses={
+            200: inline_serializer(
+                "FreightPlan",
+                {
+                    "recommendation": serializers.JSONField(),
+                    "options": serializers.JSONField(),
+                    "landed_cost": serializers.JSONField(),
+                    "booked": serializers.JSONField(
+                        required=False, help_text="What was booked, once booked."
+                    ),
+                    "route": serializers.JSONField(
+                        required=False,
+                        help_text="A consolidation (inbound legs to a hub) priced leg by leg: each leg's "
+                        "options and chosen option, hub handling and the total.",
+                    ),
+                    "message": serializers.CharField(required=False),
+                    "landed_cost_note": serializers.CharField(
+                        required=False, help_text="Why a partner reads no landed cost (docs/security.md)."
+                    ),
+                },
+            ),
+            **schema.FREIGHT_OPTIONS_REFUSALS,
+        }
     )
     @action(detail=True, methods=["get"], url_path="freight-options")
     def freight_options(self, request, reference=None):
