@@ -23,6 +23,7 @@ _DECIMALS = (
     "memory_bandwidth_density",
     "lithium_battery_wh",
     "lithium_battery_net_kg",
+    "static_load_kg",
 )
 _PLAIN = (
     "name",
@@ -37,6 +38,7 @@ _PLAIN = (
     "rack_units",
     "port_count",
     "port_speed_gbps",
+    "ports_per_cage",
     "gpus_per_server",
     # Export-control figures: typed fields, not attributes (None = not known).
     "cpu_only",

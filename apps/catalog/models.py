@@ -46,7 +46,10 @@ def validate_positive(value: Decimal) -> None:
 
 # Figures the export-control classification turns on: typed fields on Part, refused as keys in
 # `attributes` (where a string "false" was truthy, and crashed the classification).
-RESERVED_ATTRIBUTES = ("data_centre", "encryption", "mass_market", "memory_bandwidth_density", "cpu_only")
+RESERVED_ATTRIBUTES = (
+    "data_centre", "encryption", "mass_market", "memory_bandwidth_density", "cpu_only", "ports_per_cage",
+    "static_load_kg",
+)  # fmt: skip
 
 
 class Manufacturer(AuditedModel, TimeStampedModel):
@@ -167,6 +170,25 @@ class Part(AuditedModel, TimeStampedModel):
     port_speed_gbps = models.PositiveIntegerField(
         "port speed (Gb/s)", null=True, blank=True, validators=[MaxValueValidator(100_000)]
     )
+    ports_per_cage = models.PositiveSmallIntegerField(
+        "ports per transceiver cage",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(8)],
+        help_text="For a server: its compute NICs' cages, 1 for single-port cages (8 single-port ConnectX-7 "
+        "cards), 2 for twin-port OSFP cages (a DGX H100: 8 NICs in 4 cages). For a switch: 2 on a Quantum-2 "
+        "QM9700 (64 ports in 32 OSFP cages). A node-side transceiver must carry as many links as a cage has "
+        "ports.",
+    )
+    static_load_kg = models.DecimalField(
+        "static load (kg)",
+        max_digits=10,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=WEIGHT_BOUNDS,
+        help_text="For a rack: the weight of equipment it carries standing (its static load rating).",
+    )
     gpus_per_server = models.PositiveSmallIntegerField(
         "GPUs per server", null=True, blank=True, validators=[MaxValueValidator(1_024)]
     )
@@ -265,8 +287,9 @@ class Part(AuditedModel, TimeStampedModel):
         "width_cm", "height_cm", "unit_value", "currency", "country_of_origin", "hs_code", "is_serialised",
         "contains_lithium_batteries", "lithium_battery_packing", "lithium_battery_wh",
         "lithium_battery_net_kg", "power_draw_w", "rack_units", "port_count", "port_speed_gbps",
-        "gpus_per_server", "accelerator", "cpu_only", "tpp", "die_area_mm2", "dense_tops", "data_centre",
-        "encryption", "mass_market", "memory_bandwidth_density", "attributes", "is_active",
+        "ports_per_cage", "static_load_kg", "gpus_per_server", "accelerator", "cpu_only", "tpp",
+        "die_area_mm2", "dense_tops", "data_centre", "encryption", "mass_market", "memory_bandwidth_density",
+        "attributes", "is_active",
     )  # fmt: skip
 
     class Meta:
@@ -355,6 +378,12 @@ class Part(AuditedModel, TimeStampedModel):
             errors["lithium_battery_net_kg"] = "The batteries cannot weigh more than the unit."
         if self.gpus_per_server and self.category != PartCategory.SERVER:
             errors["gpus_per_server"] = "Only servers and systems have GPUs per server."
+        if self.ports_per_cage and self.category not in (
+            PartCategory.SERVER, PartCategory.NETWORK_SWITCH, PartCategory.NIC_DPU
+        ):  # fmt: skip
+            errors["ports_per_cage"] = "Only servers, switches and NICs have transceiver cages."
+        if self.static_load_kg is not None and self.category != PartCategory.RACK:
+            errors["static_load_kg"] = "Only a rack has a static load."
         if self.dense_tops:
             problem = _dense_tops_problem(self.dense_tops)
             if problem:

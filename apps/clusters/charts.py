@@ -160,8 +160,10 @@ def rack_elevation(
     width = frame_x + frame_w + side_w * 2 + 16
     height = top + height_units * unit_px + caption
     title_id, desc_id = _id("rack-title"), _id("rack-desc")
-    racks = f"× {count:,} rack{'s' if count != 1 else ''}"
-    title = f"{kind.capitalize()} rack {racks}"
+    # In-row CDUs stand in the row as cabinets of their own: drawn like a rack, named for what they are.
+    heading, noun = ("CDU cabinet", "cabinet") if kind == "cooling" else (f"{kind.capitalize()} rack", "rack")
+    racks = f"× {count:,} {noun}{'s' if count != 1 else ''}"
+    title = f"{heading} {racks}"
     pieces = "; ".join(
         f"{slot.count} × {slot.label}" + (f" ({slot.rack_units} U each)" if slot.rack_units else " (0 U)")
         for slot in [*mounted, *side]
@@ -175,7 +177,7 @@ def rack_elevation(
         f'<title id="{title_id}">{_e(title)}</title>',
         f'<desc id="{desc_id}">{_e(desc)}</desc>',
         f'<text class="rack-title" x="{frame_x}" y="18" font-size="13" font-weight="bold" fill="#222">'
-        f"{_e(kind.capitalize())} rack</text>",
+        f"{_e(heading)}</text>",
         f'<text class="rack-count" x="{frame_x + frame_w + side_w * 2}" y="18" font-size="13" '
         f'font-weight="bold" text-anchor="end" fill="#0072b2">{_e(racks)}</text>',
         f'<rect class="rack-frame" x="{frame_x}" y="{top}" width="{frame_w}" '

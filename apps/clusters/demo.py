@@ -65,6 +65,7 @@ def _liquid_hgx_server(operator: Organisation) -> Part:
         rack_units=4,
         port_count=8,
         port_speed_gbps=400,
+        ports_per_cage=1,  # 8 single-port ConnectX-7 cards
         gpus_per_server=8,
         accelerator=Part.objects.get(owner=operator, part_number="692-2G520-0200-000"),
         data_centre=True,
@@ -77,6 +78,7 @@ def _liquid_hgx_server(operator: Organisation) -> Part:
                 "attributes.liquid_fraction",
                 "country_of_origin",
                 "dimensions",
+                "ports_per_cage",
                 "power_draw_w",
                 "unit_value",
                 "unit_weight_kg",
@@ -121,7 +123,9 @@ def _speech(customer: Organisation, site: Site, server: Part) -> dict:
         "compute_topology": "auto",
         "compute_oversubscription": Decimal("1"),
         "su_systems": 32,
-        "compute_node_optic": _part("MMA4Z00-NS"),
+        # The server's 8 single-port ConnectX-7 cages take a single-port 400G module each; the
+        # switches' twin-port cages take twin-port 800G modules.
+        "compute_node_optic": _part("MMA4Z00-NS400"),
         "compute_switch_optic": _part("MMA4Z00-NS"),
         "compute_cable": _part("MFP7E10-N030"),
         "storage_capacity_tb": Decimal("2000"),

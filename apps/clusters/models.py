@@ -353,11 +353,13 @@ class ClusterDesign(AuditedModel, TimeStampedModel):
                     f"{self.system} has no GPUs per server in the catalogue: add it to the part."
                 )
             elif self.gpus and self.gpus % per_server:
-                lower = self.gpus - self.gpus % per_server or per_server
-                upper = self.gpus + per_server - self.gpus % per_server
+                lower = self.gpus - self.gpus % per_server
+                upper = lower + per_server
+                # Below one system there is one count to offer, not "8 or 8".
+                offer = f"{lower} or {upper}" if lower else f"{upper}"
                 errors["gpus"] = (
                     f"{self.gpus} is not a multiple of {per_server}, the GPUs of one {self.system.name}: "
-                    f"use {lower} or {upper}."
+                    f"use {offer}."
                 )
         for name in ("compute_switch", "storage_switch", "inband_switch", "oob_switch"):
             if name in errors or not getattr(self, f"{name}_id"):

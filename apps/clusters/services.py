@@ -3,14 +3,16 @@
 `design_inputs` adapts a design and its catalogue parts to the pure engine's `DesignInputs`
 (`engines/types.py`). The part figures it reads are the typed fields of `catalog.Part` —
 `power_draw_w`, `rack_units`, `port_count`, `port_speed_gbps`, `gpus_per_server`,
-`unit_weight_kg` — and these keys of `Part.attributes`:
+`unit_weight_kg`, `ports_per_cage` (the system's compute NIC cages; a switch's, absent: one port per
+cage), `static_load_kg` (the rack's) — and these keys of `Part.attributes`:
 
 - system: `rack_scale` (bool: one system is a whole rack, as a GB200 NVL72; absent: rack units
   ≥ 42), `liquid_fraction` (0–1, the share of its heat removed by liquid; absent: 0.85 [E] when
   its `cooling` starts with "liquid", else 0), `storage_ports`, `inband_ports`, `oob_ports`
   (absent: 2, 1, 1). Its own compute ports (`port_count` × `port_speed_gbps`) count only when
   they are not one per GPU (a CS-3's 12 × 100 GbE); one per GPU follows the design's bandwidth.
-- switch: `osfp_cages` (twin-port cages when ports = 2 × cages; absent: one port per cage).
+- CDU: its `rack_units` make it an in-rack CDU (it takes units in the rack it cools); none, an
+  in-row CDU standing in the row.
 - transceiver: `port_count` is its links per module (2 for twin-port; absent: 1).
 - cable: `optical` (bool: a passive fibre that needs a transceiver at each end; absent: true when
   it has a `fibre` attribute and draws no power — an AOC or a DAC needs none).
@@ -79,8 +81,27 @@ def _design_save(design: ClusterDesign, fields: dict[str, Any]) -> ClusterDesign
     for name, value in fields.items():
         setattr(design, name, value)
     design.full_clean()
+    design_refusals(design)
     design.save()
     return design
+
+
+def design_refusals(design: ClusterDesign) -> None:
+    """Refuse, naming the design fields, a design the sizing engine would refuse: one no fabric
+    tree or rack can hold, a node transceiver its system's cages cannot take. The engine's own
+    rule, run as it would run (closed form: milliseconds), so a saved design is one a run sizes.
+    A part missing a figure is left to the run, which names it: the catalogue can be completed
+    without changing the design."""
+    try:
+        inputs = design_inputs(design)
+    except ValidationError:
+        return
+    from .engines import sizing
+
+    try:
+        sizing.size(inputs)
+    except engine.SizingInputError as exc:
+        raise ValidationError(errors_by_field(exc.errors)) from exc
 
 
 @transaction.atomic
@@ -162,6 +183,7 @@ def _system(part: Part, missing: _Missing) -> engine.SystemSpec | None:
         oob_ports=int(_attr_number(part, "oob_ports") or 1),
         liquid_fraction=max(0.0, min(1.0, liquid)),
         weight_kg=float(part.unit_weight_kg or 0),
+        ports_per_cage=part.ports_per_cage,
     )
 
 
@@ -171,8 +193,6 @@ def _switch(field: str, part: Part, missing: _Missing) -> engine.SwitchSpec | No
     power = missing.need(field, part, part.power_draw_w, "power draw (W)")
     if not (ports and speed and power):
         return None
-    cages = _attr_number(part, "osfp_cages")
-    per_cage = int(ports // cages) if cages and ports % cages == 0 and ports >= cages else 1
     return engine.SwitchSpec(
         key=str(part.pk),
         name=part.name,
@@ -180,7 +200,8 @@ def _switch(field: str, part: Part, missing: _Missing) -> engine.SwitchSpec | No
         port_gbps=speed,
         power_w=power,
         rack_units=part.rack_units or 1,
-        ports_per_cage=max(1, per_cage),
+        ports_per_cage=part.ports_per_cage or 1,
+        weight_kg=float(part.unit_weight_kg or 0),
     )
 
 
@@ -231,6 +252,7 @@ def _storage(part: Part, missing: _Missing) -> engine.StorageSpec | None:
         power_w=power,
         rack_units=units,
         ports=int(_attr_number(part, "storage_ports") or part.port_count or 2),
+        weight_kg=float(part.unit_weight_kg or 0),
     )
 
 
@@ -250,7 +272,13 @@ def design_inputs(design: ClusterDesign) -> engine.DesignInputs:
     if design.cdu_id:
         cdu_kw = missing.need("cdu", design.cdu, _attr_number(design.cdu, "capacity_kw"), "capacity_kw")
         if cdu_kw:
-            cdu = engine.CduSpec(key=str(design.cdu_id), name=design.cdu.name, kw=cdu_kw)
+            cdu = engine.CduSpec(
+                key=str(design.cdu_id),
+                name=design.cdu.name,
+                kw=cdu_kw,
+                rack_units=design.cdu.rack_units or 0,
+                weight_kg=float(design.cdu.unit_weight_kg or 0),
+            )
     if missing.errors:
         raise ValidationError({field: " ".join(messages) for field, messages in missing.errors.items()})
     site_power = design.site.power_mw
@@ -289,9 +317,19 @@ def design_inputs(design: ClusterDesign) -> engine.DesignInputs:
             oob_cable=_cable(design.oob_cable),
         ),
         racks=engine.RackInputs(
-            rack=engine.RackSpec(key=str(design.rack_id), name=design.rack.name, rack_units=rack_units),
+            rack=engine.RackSpec(
+                key=str(design.rack_id),
+                name=design.rack.name,
+                rack_units=rack_units,
+                static_load_kg=_float(design.rack.static_load_kg),
+            ),
             power_limit_kw=float(design.rack_power_limit_kw),
-            pdu=engine.PduSpec(key=str(design.pdu_id), name=design.pdu.name, kw=pdu_kw),
+            pdu=engine.PduSpec(
+                key=str(design.pdu_id),
+                name=design.pdu.name,
+                kw=pdu_kw,
+                weight_kg=float(design.pdu.unit_weight_kg or 0),
+            ),
             pdus_per_rack=design.pdus_per_rack,
             pdu_redundancy=design.pdu_redundancy,
         ),

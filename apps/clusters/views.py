@@ -222,7 +222,8 @@ def result_charts(run: SizingRun, result: engine.SizingResult) -> dict[str, Any]
             )
         ),
         "rack_svgs": racks,
-        "rack_count": sum(rack.count for rack in result.racks),
+        # In-row CDU cabinets stand in the rows but are not racks of the bill of materials.
+        "rack_count": sum(rack.count for rack in result.racks if rack.kind != "cooling"),
     }
 
 

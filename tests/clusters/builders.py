@@ -33,7 +33,8 @@ def cluster_parts(owner, prefix: str = "T") -> dict:
             port_count=8,
             port_speed_gbps=400,
             unit_value=Decimal("373000"),
-            attributes={"cooling": "air", "osfp_cages": 4},
+            ports_per_cage=2,  # 8 NICs in 4 twin-port OSFP cages
+            attributes={"cooling": "air"},
         ),
         "cs3": part(
             "CS-3",
@@ -44,6 +45,7 @@ def cluster_parts(owner, prefix: str = "T") -> dict:
             rack_units=15,
             port_count=12,
             port_speed_gbps=100,
+            ports_per_cage=1,
         ),
         "switch": part(
             "QM9700",
@@ -52,7 +54,7 @@ def cluster_parts(owner, prefix: str = "T") -> dict:
             port_speed_gbps=400,
             power_draw_w=1720,
             rack_units=1,
-            attributes={"osfp_cages": 32},
+            ports_per_cage=2,
         ),
         "inband": part(
             "SN4600C",

@@ -131,3 +131,38 @@ def test_a_rack_filled_past_its_units_is_drawn_whole_and_marked():
 )  # fmt: skip
 def test_numbers_read_as_people_write_them(value, shown):
     assert charts.number(value) == shown
+
+
+def test_in_row_cdus_are_drawn_as_cabinets_not_racks():
+    root = parse(charts.rack_elevation([Slot("In-row CDU", 48, 1)], rack_units=48, count=2, kind="cooling"))
+    assert root.find(f"{NS}title").text == "CDU cabinet × 2 cabinets"
+    texts = {t.get("class"): "".join(t.itertext()) for t in root.iter(f"{NS}text")}
+    assert texts["rack-title"] == "CDU cabinet"
+
+
+def test_the_run_pictures_show_in_rack_cdus_and_shared_switch_racks():
+    """The seed's racks as the engine lays them out: each compute rack with its in-rack CDUs in
+    its units, every switch in the network racks; the in-row CDU cabinets are not counted as racks."""
+    from types import SimpleNamespace
+
+    from apps.clusters.engines.examples import ROW_CDU
+    from apps.clusters.engines.sizing import size
+    from apps.clusters.views import result_charts
+
+    from .test_engine_racks import speech
+
+    run = SimpleNamespace(inputs={"racks": {"rack": {"rack_units": 48}}})
+    svgs = [parse(str(svg)) for svg in result_charts(run, size(speech()))["rack_svgs"]]
+    compute = next(svg for svg in svgs if svg.get("data-kind") == "compute")
+    labels = [g.get("data-label") for g in compute.iter(f"{NS}g") if g.get("class") == "rack-slot"]
+    assert labels.count("In-rack CDU") == 2 and labels.count("HGX H100 LC") == 10
+    assert compute.get("data-used") == "48"
+    network = [svg for svg in svgs if svg.get("data-kind") == "network"]
+    drawn = {
+        g.get("data-label") for svg in network for g in svg.iter(f"{NS}g") if g.get("class") == "rack-slot"
+    }
+    assert {"QM9700 compute leaf", "QM9700 compute spine", "SN2201 out-of-band leaf"} <= drawn
+    in_row = size(speech(cdu=ROW_CDU))
+    pictures = result_charts(run, in_row)
+    assert pictures["rack_count"] == in_row.value("racks.total")
+    assert any(parse(str(svg)).get("data-kind") == "cooling" for svg in pictures["rack_svgs"])

@@ -12,6 +12,7 @@ from apps.clusters.engines.examples import (
     DAC,
     DGX_H100,
     FIBRE,
+    SINGLE_400G,
     TWIN_800G,
     compute_fabric,
     design,
@@ -20,7 +21,10 @@ from apps.clusters.engines.fabric import build_tree, links_per_pair
 from apps.clusters.engines.sizing import size
 from apps.clusters.engines.types import BomRole, SizingInputError, SwitchSpec, SystemSpec, Topology
 
-DGX_B200 = SystemSpec(key="dgx-b200", name="DGX B200", gpus=8, power_w=14_300, rack_units=10)
+# Like a DGX H100, 8 compute NICs behind 4 twin-port OSFP cages.
+DGX_B200 = SystemSpec(
+    key="dgx-b200", name="DGX B200", gpus=8, power_w=14_300, rack_units=10, ports_per_cage=2
+)
 
 
 def compute(result, name: str) -> int | float:
@@ -196,8 +200,10 @@ def test_twin_port_transceivers_on_a_full_4_su_fabric():
 
 
 def test_single_port_optics_need_a_module_per_port():
+    # An OEM server with 8 single-port NIC cages takes a single-port module per NIC.
     single = replace(TWIN_800G, key="osfp-400g", name="400G OSFP", links=1, power_w=8.0)
-    result = size(design(256, compute=compute_fabric(node_optic=single, switch_optic=single)))
+    oem = replace(DGX_H100, ports_per_cage=1)
+    result = size(design(256, system=oem, compute=compute_fabric(node_optic=single, switch_optic=single)))
     # 32 DGX × 8 = 256 node modules; 256 at the leaves; 2 ends × 256 leaf–spine links = 512.
     assert compute(result, "optics.node") == 256
     assert compute(result, "optics.switch") == 256 + 512
@@ -247,14 +253,15 @@ def test_rack_scale_system_leaves():
     # GB200 NVL72: 72 GPUs, 72 × 400G NICs (4 per compute tray, 18 trays), SU of 8 racks.
     # d = 32 and 8 systems per SU: a leaf takes ⌊32 ÷ 8⌋ = 4 rails → ⌈72 ÷ 4⌉ = 18 leaves per SU.
     # 576 GPUs = 8 systems = 1 SU; spines: largest p dividing 32 with 18·p ≤ 64 → 2; 32 ÷ 2 = 16.
+    # Its trays' NICs sit in single-port cages: one single-port module per NIC.
     nvl72 = SystemSpec(
         key="gb200-nvl72", name="GB200 NVL72", gpus=72, power_w=120_000, rack_units=48, rack_scale=True,
-        compute_ports=72, liquid_fraction=0.85,
+        compute_ports=72, liquid_fraction=0.85, ports_per_cage=1,
     )  # fmt: skip
-    result = size(design(576, system=nvl72, compute=compute_fabric(su_systems=8)))
+    result = size(design(576, system=nvl72, compute=compute_fabric(su_systems=8, node_optic=SINGLE_400G)))
     assert compute(result, "leaves") == 18
     assert compute(result, "spines") == 16
-    assert compute(result, "optics.node") == 8 * 36  # ⌈72 ÷ 2⌉ twin-port modules per rack
+    assert compute(result, "optics.node") == 8 * 72  # 72 single-port modules per rack
 
 
 def test_storage_fabric_oversubscribed_4_to_3():

@@ -153,8 +153,10 @@ def test_design_inputs_read_the_parts_figures(design, parts):
 
 
 def test_a_system_with_its_own_ports_keeps_them(operator, fields, parts):
+    # Copper to its 12 single-port cages (the seed's twin-port module would not fit them).
+    copper = {"compute_node_optic": None, "compute_switch_optic": None, "compute_cable": None}
     cs3 = services.design_create(
-        owner=operator, fields=fields | {"system": parts["cs3"], "gpus": 64, "name": "CS-3"}
+        owner=operator, fields=fields | copper | {"system": parts["cs3"], "gpus": 64, "name": "CS-3"}
     )
     system = services.design_inputs(cs3).system
     assert (system.gpus, system.compute_ports, system.compute_port_gbps) == (1, 12, 100)
@@ -373,8 +375,11 @@ def test_the_seed_cluster_is_sized_by_the_engine_into_a_bom(design, coordinator)
 
 
 @pytest.mark.skipif(not HAS_ENGINE, reason="the sizing engine (engines/sizing.py) is not in yet")
-def test_the_engine_refuses_a_design_too_large_for_three_tiers(operator, fields):
-    design = services.design_create(owner=operator, fields=fields | {"gpus": 999_992})
+def test_the_engine_refuses_a_design_its_changed_parts_no_longer_reach(design, parts):
+    # Saved when it could be sized (a design too large for three tiers is refused when saved:
+    # test_design_refusals.py); its switch part then loses ports: the run refuses, naming fields.
+    parts["switch"].port_count = 8
+    parts["switch"].save()
     run = services.sizing_run_now(design=design)
     assert run.status == RunStatus.FAILED
     assert set(run.errors) & {"gpus", "compute_switch", "compute_topology"}, run.errors

@@ -228,14 +228,18 @@ def test_a_sizing_run_started_from_the_page_shows_its_progress_and_pictures(
     switches = next(svg for title, svg in charts.items() if title.startswith("Switches per tier"))
     assert bar_labels(switches) | {} == {
         "Compute leaf": "16", "Compute spine": "8", "Storage leaf": "5", "Storage spine": "4",
-        "In-band leaf": "3", "In-band spine": "2", "Out-of-band leaf": "5", "Out-of-band spine": "1",
+        "In-band leaf": "3", "In-band spine": "2", "Out-of-band leaf": "4", "Out-of-band spine": "1",
     }  # fmt: skip
     racks = [svg for svg in svgs(page) if svg.get("class") == "chart rack-elevation"]
     compute = next(
         svg for svg in racks if svg.get("data-kind") == "compute" and svg.get("data-count") == "10"
     )
     assert "× 10 racks" in "".join(compute.itertext())
-    assert sum(int(svg.get("data-count")) for svg in racks) == 20
+    # 11 compute racks (10 of 6 DGX, 1 of 4); every switch in 2 shared network racks (filled to the
+    # 40 kW air cooling takes); 6 storage appliances in 1 rack.
+    assert sum(int(svg.get("data-count")) for svg in racks) == 14
+    network = [svg for svg in racks if svg.get("data-kind") == "network"]
+    assert sum(int(svg.get("data-count")) for svg in network) == 2
     # The what-if table, sized from 256 up to 16,384 GPUs by default.
     assert 'id="what-if-table"' in page and 'data-gpus="16384"' in page and 'data-gpus="32768"' not in page
     assert "Liquid cooling was chosen" in page  # the run's warning, shown
@@ -270,7 +274,9 @@ def test_a_run_page_explains_every_figure_by_section(browser_as, coordinator, de
     assert "leaves = 8 rails × 1 per SU × 2 SU = 16" in page
     leaves = re.search(r'data-key="fabric.compute.leaves">(.*?)</tr>', page, flags=re.S).group(1)
     assert "16 switches" in leaves
-    assert "1 warning from run 1" in page and "Liquid cooling was chosen" in page
+    # Liquid cooling for an air-cooled DGX, and no cable part on the storage and management links.
+    assert "4 warnings from run 1" in page and "Liquid cooling was chosen" in page
+    assert page.count("No cable part is chosen for the") == 3
     assert f'action="/clusters/{design.pk}/runs/{sized.pk}/bom/"' in page  # Make bill of materials
 
 

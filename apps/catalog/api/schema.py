@@ -27,6 +27,8 @@ PART_WRITE = {
     "rack_units": None,
     "port_count": None,
     "port_speed_gbps": None,
+    "ports_per_cage": None,
+    "static_load_kg": None,
     "gpus_per_server": None,
     "accelerator": None,
     "cpu_only": None,

@@ -120,6 +120,7 @@ class _Checks:
         self.number(f"{path}.power_w", switch.power_w, strict=False)
         self.number(f"{path}.rack_units", switch.rack_units, integer=True)
         self.number(f"{path}.ports_per_cage", switch.ports_per_cage, integer=True)
+        self.number(f"{path}.weight_kg", switch.weight_kg, strict=False)
 
     def optic(self, path: str, optic: OpticSpec | None) -> None:
         if optic is not None:
@@ -176,6 +177,9 @@ def validate(inputs: DesignInputs) -> None:
     c.number("system.storage_ports", s.storage_ports, integer=True, strict=False)
     c.number("system.inband_ports", s.inband_ports, integer=True, strict=False)
     c.number("system.oob_ports", s.oob_ports, integer=True, strict=False)
+    c.number("system.weight_kg", s.weight_kg, strict=False)
+    if s.ports_per_cage is not None:
+        c.number("system.ports_per_cage", s.ports_per_cage, integer=True)
     if c.number("system.liquid_fraction", s.liquid_fraction, strict=False) and s.liquid_fraction > 1:
         c.add("system.liquid_fraction", f"must be a share between 0 and 1 (got {num(s.liquid_fraction)})")
     if system_gpus_ok and "gpus" not in c.errors and inputs.gpus % s.gpus:
@@ -200,6 +204,31 @@ def validate(inputs: DesignInputs) -> None:
             f"{compute.switch.name}",
         )
 
+    node_optic = compute.node_optic
+    if node_optic is not None and "compute.node_optic.links" not in c.errors:
+        if s.ports_per_cage is None:
+            c.add(
+                "system.ports_per_cage",
+                f"{s.name} has no cage layout: give the ports per compute cage (1 single-port, 2 "
+                f"twin-port) to place {node_optic.name} at the node",
+            )
+        elif "system.ports_per_cage" not in c.errors and node_optic.links != s.ports_per_cage:
+            cages = "single-port" if s.ports_per_cage == 1 else f"{s.ports_per_cage}-port"
+            module = "twin-port" if node_optic.links == 2 else f"{node_optic.links}-link"
+            module = "single-port" if node_optic.links == 1 else module
+            effect = (
+                "does not fit them"
+                if node_optic.links > s.ports_per_cage
+                else f"reaches {node_optic.links} of each cage's {s.ports_per_cage} ports, leaving NICs "
+                "unlinked"
+            )
+            c.add(
+                "compute.node_optic",
+                f"{node_optic.name} is a {module} module; {s.name}'s compute NICs sit in {cages} cages "
+                f"(system.ports_per_cage = {s.ports_per_cage}): it {effect}. Choose a module of "
+                f"{s.ports_per_cage} link{'s' if s.ports_per_cage != 1 else ''}.",
+            )
+
     st = inputs.storage
     c.number("storage.usable_capacity_tb", st.usable_capacity_tb)
     c.number("storage.read_gbs_per_node", st.read_gbs_per_node)
@@ -210,6 +239,7 @@ def validate(inputs: DesignInputs) -> None:
     c.number("storage.appliance.power_w", st.appliance.power_w, strict=False)
     c.number("storage.appliance.rack_units", st.appliance.rack_units, integer=True)
     c.number("storage.appliance.ports", st.appliance.ports, integer=True)
+    c.number("storage.appliance.weight_kg", st.appliance.weight_kg, strict=False)
     c.fabric("storage.fabric", st.fabric, compute=False)
 
     m = inputs.management
@@ -229,6 +259,9 @@ def validate(inputs: DesignInputs) -> None:
     c.number("racks.pdus_per_rack", r.pdus_per_rack, integer=True)
     c.number("racks.pdu_redundancy", r.pdu_redundancy, integer=True, strict=False)
     c.number("racks.racks_per_row", r.racks_per_row, integer=True)
+    c.number("racks.pdu.weight_kg", r.pdu.weight_kg, strict=False)
+    if r.rack.static_load_kg is not None:
+        c.number("racks.rack.static_load_kg", r.rack.static_load_kg)
 
     f = inputs.facility
     if c.number("facility.pue", f.pue) and f.pue < 1:
@@ -237,6 +270,14 @@ def validate(inputs: DesignInputs) -> None:
         c.add("facility.cdu", f"{f.cooling} cooling needs a coolant distribution unit")
     if f.cdu is not None:
         c.number("facility.cdu.kw", f.cdu.kw)
+        c.number("facility.cdu.weight_kg", f.cdu.weight_kg, strict=False)
+        rack_units_ok = c.number("facility.cdu.rack_units", f.cdu.rack_units, integer=True, strict=False)
+        if rack_units_ok and f.cdu.in_rack and s.rack_scale and f.cooling != Cooling.AIR:
+            c.add(
+                "facility.cdu",
+                f"{f.cdu.name} is an in-rack CDU ({f.cdu.rack_units} U) and {s.name} fills its rack: "
+                "choose an in-row CDU (one without rack units)",
+            )
     c.number("facility.cdu_redundancy", f.cdu_redundancy, integer=True, strict=False)
     c.number("facility.cdu_margin", f.cdu_margin, strict=False)
     c.number("facility.air_max_kw_per_rack", f.air_max_kw_per_rack)
@@ -295,6 +336,28 @@ class _FabricOut:
 
     def counts_by_tier(self) -> dict[str, int]:
         return {"leaf": self.tree.leaves, "spine": self.tree.spines, "core": self.tree.cores}
+
+
+@dataclass(frozen=True)
+class _Load:
+    """`count` pieces of one kind in a rack, each `rack_units` high, drawing `kw` (IT load; an
+    in-rack CDU's pumps count in the PUE, not here) and weighing `weight_kg`."""
+
+    label: str
+    rack_units: int
+    count: int
+    kw: float
+    weight_kg: float
+
+
+@dataclass
+class _RackPlan:
+    """`count` racks laid out alike; `min_pdus` is the planner's PDUs per compute rack."""
+
+    kind: str
+    count: int
+    loads: list[_Load]
+    min_pdus: int = 0
 
 
 _EMPTY_TREE = Tree(tiers=0, leaves=0, spines=0, cores=0, leaf_spine_links=0, spine_core_links=0)
@@ -915,53 +978,194 @@ class _Sizer:
         )
 
     # --- racks ---------------------------------------------------------------------------------
-    def pack(
-        self, *, kind: str, label: str, unit_ru: int, unit_kw: float, count: int, one_per_rack: bool = False
-    ) -> list[tuple[str, int, int, float, str, int]]:
-        """Racks for `count` units of one kind: (kind, racks, units per rack, kW per rack, label,
-        unit RU): full racks, plus one rack for the remainder."""
-        if count <= 0:
-            return []
-        r = self.i.racks
-        if one_per_rack:
-            per = 1
-        else:
-            by_ru = r.rack.rack_units // unit_ru
-            by_kw = _floor(r.power_limit_kw / unit_kw) if unit_kw > 0 else count
-            per = min(by_ru, by_kw, count)
-            if by_ru == 0:
-                self.errors.setdefault(
-                    "racks.rack.rack_units", f"a {unit_ru}U {label} does not fit a {r.rack.rack_units}U rack"
-                )
-                return []
-            if by_kw == 0:
-                self.errors.setdefault(
-                    "racks.power_limit_kw",
-                    f"one {label} draws {num(unit_kw)} kW, more than the {num(r.power_limit_kw)} kW rack "
-                    "limit",
-                )
-                return []
-        full, rest = divmod(count, per)
-        out = []
-        if full:
-            out.append((kind, full, per, unit_kw * per, label, unit_ru))
-        if rest:
-            out.append((kind, 1, rest, unit_kw * rest, label, unit_ru))
-        return out
+    def air_limit_kw(self) -> tuple[float, str]:
+        """The kW a rack of air-cooled pieces (switches, storage appliances) is filled to: the rack
+        limit, or less where air cooling tops out, whatever the compute racks' liquid takes."""
+        r, f = self.i.racks, self.i.facility
+        if f.air_max_kw_per_rack < r.power_limit_kw:
+            return f.air_max_kw_per_rack, "facility.air_max_kw_per_rack"
+        return r.power_limit_kw, "racks.power_limit_kw"
 
-    def rack_types(self, groups: list[tuple]) -> tuple[list[RackType], int]:
+    def _fits(self, load: _Load, limit: tuple[float, str] | None = None) -> tuple[int, int] | None:
+        """(by rack units, by power) of one kind of piece in an empty rack filled to `limit` (kW
+        and the input it comes from; the rack's power limit when None); None (refused, naming the
+        input) when not even one fits."""
+        r = self.i.racks
+        limit_kw, limit_path = limit or (r.power_limit_kw, "racks.power_limit_kw")
+        by_ru = r.rack.rack_units // load.rack_units
+        by_kw = _floor(limit_kw / load.kw) if load.kw > 0 else load.count
+        if by_ru == 0:
+            self.errors.setdefault(
+                "racks.rack.rack_units",
+                f"a {load.rack_units}U {load.label} does not fit a {r.rack.rack_units}U rack",
+            )
+            return None
+        if by_kw == 0:
+            self.errors.setdefault(
+                limit_path,
+                f"one {load.label} draws {num(load.kw)} kW, more than the {num(limit_kw)} kW rack limit",
+            )
+            return None
+        return by_ru, by_kw
+
+    def pack_alone(self, kind: str, load: _Load, limit: tuple[float, str]) -> list[_RackPlan]:
+        """Racks of one kind of piece, filled to `limit` kW: full racks, plus one for the rest."""
+        if load.count <= 0:
+            return []
+        fits = self._fits(load, limit)
+        if fits is None:
+            return []
+        per = min(*fits, load.count)
+        full, rest = divmod(load.count, per)
+        plans = [_RackPlan(kind, full, [replace(load, count=per)])] if full else []
+        if rest:
+            plans.append(_RackPlan(kind, 1, [replace(load, count=rest)]))
+        return plans
+
+    def pack_shared(self, kind: str, loads: list[_Load], limit: tuple[float, str]) -> list[_RackPlan]:
+        """Racks shared by several kinds of piece, filled in the order given by units and power
+        (as NVIDIA's reference architectures rack leaves, spines and management switches together
+        rather than a rack per tier). Closed form: a kind that fills racks on its own gives one
+        rack type with its count; only the racks where kinds meet are laid out one by one, at most
+        one per kind. Racks are filled to `limit` kW."""
+        units, limit_kw = self.i.racks.rack.rack_units, limit[0]
+        plans: list[_RackPlan] = []
+        shared: list[_Load] = []
+        used_ru, used_kw = 0, 0.0
+        for load in loads:
+            if load.count <= 0:
+                continue
+            fits = self._fits(load, limit)
+            if fits is None:
+                return []
+            left = load.count
+            while left:
+                if shared:
+                    room_kw = _floor((limit_kw - used_kw) / load.kw) if load.kw > 0 else left
+                    fit = min(left, (units - used_ru) // load.rack_units, room_kw)
+                    if fit <= 0:
+                        plans.append(_RackPlan(kind, 1, shared))
+                        shared, used_ru, used_kw = [], 0, 0.0
+                        continue
+                    shared.append(replace(load, count=fit))
+                    used_ru += fit * load.rack_units
+                    used_kw += fit * load.kw
+                    left -= fit
+                else:
+                    per = min(*fits)
+                    full, left = divmod(left, per)
+                    if full:
+                        plans.append(_RackPlan(kind, full, [replace(load, count=per)]))
+                    if left:
+                        shared = [replace(load, count=left)]
+                        used_ru, used_kw = left * load.rack_units, left * load.kw
+                        left = 0
+        if shared:
+            plans.append(_RackPlan(kind, 1, shared))
+        return plans
+
+    def compute_racks(self, unit_kw: float, liquid_kw_each: float) -> list[_RackPlan]:
+        """The systems' racks. An in-rack CDU takes its units in the rack it cools, sized for that
+        rack's liquid heat with the redundancy per rack, so a rack holds the most systems that fit
+        with their CDUs; an in-row CDU stands in the row (`in_row_cdus`)."""
+        s, r, f = self.i.system, self.i.racks, self.i.facility
+        system = _Load(s.name, s.rack_units, self.n_systems, unit_kw, s.weight_kg)
+        self.in_rack_cdu = f.cdu is not None and f.cdu.in_rack and liquid_kw_each > 0
+        if s.rack_scale:
+            self.by_ru = self.by_kw = self.per_rack = 1
+            return [_RackPlan("compute", self.n_systems, [replace(system, count=1)], r.pdus_per_rack)]
+        fits = self._fits(system)
+        if fits is None:
+            return []
+        self.by_ru, self.by_kw = fits
+        per = min(fits)
+        if self.in_rack_cdu:
+            cdu = f.cdu
+            while per > 0 and per * s.rack_units + self.cdus_for(per, liquid_kw_each) * cdu.rack_units > (
+                r.rack.rack_units
+            ):
+                per -= 1
+            if per == 0:
+                one = self.cdus_for(1, liquid_kw_each)
+                need = s.rack_units + one * cdu.rack_units
+                self.errors.setdefault(
+                    "racks.rack.rack_units",
+                    f"one {s.name} ({s.rack_units} U) and its {one} in-rack CDUs ({cdu.rack_units} U each) "
+                    f"need {need} U, more than the {r.rack.rack_units} U rack",
+                )
+                return []
+        self.per_rack = per
+        per = min(per, self.n_systems)
+        full, rest = divmod(self.n_systems, per)
+        plans = []
+        for racks, n in ((full, per), (1 if rest else 0, rest)):
+            if not racks:
+                continue
+            loads = [replace(system, count=n)]
+            if self.in_rack_cdu:
+                loads.append(_Load(f.cdu.name, f.cdu.rack_units, self.cdus_for(n, liquid_kw_each), 0.0,
+                                   f.cdu.weight_kg))  # fmt: skip
+            plans.append(_RackPlan("compute", racks, loads, r.pdus_per_rack))
+        return plans
+
+    def cdus_for(self, systems: int, liquid_kw_each: float) -> int:
+        """CDUs for the liquid heat of `systems` systems, with margin and redundancy."""
+        f = self.i.facility
+        if not systems or f.cdu is None:
+            return 0
+        return _ceil(systems * liquid_kw_each * (1 + f.cdu_margin) / f.cdu.kw) + f.cdu_redundancy
+
+    def count_cdus(self, plans: list[_RackPlan], liquid_kw_each: float) -> None:
+        """CDUs per rack (in-rack) or per row of compute racks (in-row), with their formula."""
+        f, r = self.i.facility, self.i.racks
+        self.n_cdus, self.in_row_cdus = 0, 0
+        self.cdu_formula = "CDUs = 0 (no liquid heat)"
+        if f.cdu is None or liquid_kw_each <= 0 or not plans:
+            return
+        if self.in_rack_cdu:
+            where = "rack"
+            groups = [(p.count, p.loads[0].count) for p in plans]
+        else:
+            where = "row"
+            racks = sum(p.count for p in plans)
+            rows = ceil_div(racks, r.racks_per_row)
+            per_row = r.racks_per_row * self.per_rack
+            last = self.n_systems - (rows - 1) * per_row
+            groups = [(rows - 1, per_row), (1, last)] if rows > 1 and last != per_row else [(rows, last)]
+        terms, sums = [], []
+        for count, systems in groups:
+            each = self.cdus_for(systems, liquid_kw_each)
+            self.n_cdus += count * each
+            terms.append(
+                f"{count:,} {where}{'s' if count != 1 else ''} × (⌈{num(systems)} × {num(liquid_kw_each)} "
+                f"kW × (1 + {num(f.cdu_margin)} margin) ÷ {num(f.cdu.kw)} kW⌉ + {f.cdu_redundancy} redundant)"
+            )
+            sums.append(f"{count:,} × {each}")
+        if not self.in_rack_cdu:
+            self.in_row_cdus = self.n_cdus
+        self.cdu_formula = f"CDUs = {' + '.join(terms)} = {' + '.join(sums)} = {self.n_cdus:,}"
+
+    def rack_types(self, plans: list[_RackPlan]) -> tuple[list[RackType], int]:
+        """Rack types with their PDUs (by power: ⌈rack kW ÷ PDU kW⌉ + redundancy, and at least the
+        planner's PDUs per rack in a compute rack) and their weight."""
         r = self.i.racks
         types: list[RackType] = []
         pdus = 0
-        for kind, count, per, kw, label, unit_ru in groups:
-            per_rack_pdus = max(r.pdus_per_rack, _ceil(kw / r.pdu.kw) + r.pdu_redundancy)
-            pdus += count * per_rack_pdus
+        for plan in plans:
+            kw = sum(load.count * load.kw for load in plan.loads)
+            per_rack_pdus = max(plan.min_pdus, _ceil(kw / r.pdu.kw) + r.pdu_redundancy)
+            pdus += plan.count * per_rack_pdus
+            weight = sum(load.count * load.weight_kg for load in plan.loads) + per_rack_pdus * r.pdu.weight_kg
             types.append(
                 RackType(
-                    kind=kind,
-                    count=count,
-                    slots=(RackSlot(label, unit_ru, per), RackSlot(r.pdu.name, 0, per_rack_pdus)),
+                    kind=plan.kind,
+                    count=plan.count,
+                    slots=(
+                        *(RackSlot(load.label, load.rack_units, load.count) for load in plan.loads),
+                        RackSlot(r.pdu.name, 0, per_rack_pdus),
+                    ),
                     it_kw=round(kw, 3),
+                    weight_kg=round(weight, 3),
                 )
             )
         return types, pdus
@@ -975,7 +1179,6 @@ class _Sizer:
         storage = self.storage_fabric()
         inband = self.inband()
 
-        # Cooling first where it does not depend on racks: the CDUs are OOB endpoints.
         system_kw = s.power_w / 1000
         systems_kw = system_kw * self.n_systems
         if f.cooling == Cooling.AIR:
@@ -988,90 +1191,72 @@ class _Sizer:
             liquid_share = s.liquid_fraction
             share_text = f"direct liquid: {num(s.liquid_fraction)} of the systems' heat"
         liquid_kw = systems_kw * liquid_share
-        self.n_cdus = 0
-        cdu_formula = "CDUs = 0 (no liquid heat)"
-        if liquid_kw > 0 and f.cdu is not None:
-            need = _ceil(liquid_kw * (1 + f.cdu_margin) / f.cdu.kw)
-            self.n_cdus = need + f.cdu_redundancy
-            cdu_formula = (
-                f"CDUs = ⌈{num(liquid_kw)} kW × (1 + {num(f.cdu_margin)} margin) ÷ {num(f.cdu.kw)} kW⌉ + "
-                f"{f.cdu_redundancy} redundant = {need} + {f.cdu_redundancy} = {self.n_cdus}"
-            )
 
-        # Racks other than management (they do not depend on the OOB network).
+        # Compute and storage racks first: the CDUs (OOB endpoints) follow from the compute racks.
         system_attached_w = compute.attached_w_per_device.get(
             s.name, 0.0
         ) + storage.attached_w_per_device.get(s.name, 0.0)
         unit_system_kw = system_kw + system_attached_w / 1000
-        groups: list[tuple] = []
-        groups += self.pack(
-            kind="compute",
-            label=s.name,
-            unit_ru=s.rack_units,
-            unit_kw=unit_system_kw,
-            count=self.n_systems,
-            one_per_rack=s.rack_scale,
+        self.unit_system_kw = unit_system_kw
+        compute_plans = self.compute_racks(unit_system_kw, system_kw * liquid_share)
+        self.count_cdus(compute_plans, system_kw * liquid_share)
+        a = i.storage.appliance
+        appliance_kw = a.power_w / 1000 + storage.attached_w_per_device.get(a.name, 0.0) / 1000
+        air = self.air_limit_kw()
+        storage_plans = self.pack_alone(
+            "storage", _Load(a.name, a.rack_units, self.n_appliances, appliance_kw, a.weight_kg), air
         )
-        switch_unit_kw: dict[tuple[str, str], float] = {}
-        for fab, title in ((compute, "compute"), (storage, "storage")):
-            for tier, count in fab.counts_by_tier().items():
-                if not count:
-                    continue
-                unit_kw = fab.switch.power_w / 1000 + fab.attached_w_by_tier[tier] / count / 1000
-                switch_unit_kw[(title, tier)] = unit_kw
-                groups += self.pack(
-                    kind="network",
-                    label=f"{fab.switch.name} {title} {tier}",
-                    unit_ru=fab.switch.rack_units,
-                    unit_kw=unit_kw,
-                    count=count,
-                )
-        appliance_attached = storage.attached_w_per_device.get(i.storage.appliance.name, 0.0)
-        appliance_kw = i.storage.appliance.power_w / 1000 + appliance_attached / 1000
-        groups += self.pack(
-            kind="storage",
-            label=i.storage.appliance.name,
-            unit_ru=i.storage.appliance.rack_units,
-            unit_kw=appliance_kw,
-            count=self.n_appliances,
-        )
-        base_types, base_pdus = self.rack_types(groups)
+        base_types, base_pdus = self.rack_types(compute_plans + storage_plans)
 
-        # The OOB network takes every PDU, and its switches take management racks with PDUs of their
-        # own: iterate to the fixed point (it moves by a rack or two, and stops in a few rounds).
+        def switch_loads(fab: _FabricOut, title: str) -> list[_Load]:
+            loads = []
+            for tier, count in fab.counts_by_tier().items():
+                if count:
+                    unit_kw = fab.switch.power_w / 1000 + fab.attached_w_by_tier.get(tier, 0.0) / count / 1000
+                    loads.append(
+                        _Load(f"{fab.switch.name} {title} {tier}", fab.switch.rack_units, count, unit_kw,
+                              fab.switch.weight_kg)
+                    )  # fmt: skip
+            return loads
+
+        fabric_loads = switch_loads(compute, "compute") + switch_loads(storage, "storage")
+        fabric_loads += switch_loads(inband, "in-band")
+        # The OOB network takes every PDU, and its switches share the network racks, whose PDUs it
+        # takes too: iterate to the fixed point (it moves by a switch or two and stops in a few rounds).
         other_switches = compute.switches() + storage.switches() + inband.switches()
-        mgmt_pdus = 0
+        network_pdus = 0
         for _ in range(20):
             saved = len(self.figures)
-            oob = self.oob(base_pdus + mgmt_pdus, other_switches)
-            mgmt_groups = []
-            for fab, title in ((inband, "in-band"), (oob, "out-of-band")):
-                for tier, count in fab.counts_by_tier().items():
-                    if count:
-                        unit_kw = (
-                            fab.switch.power_w / 1000 + fab.attached_w_by_tier.get(tier, 0.0) / count / 1000
-                        )
-                        mgmt_groups += self.pack(
-                            kind="management",
-                            label=f"{fab.switch.name} {title} {tier}",
-                            unit_ru=fab.switch.rack_units,
-                            unit_kw=unit_kw,
-                            count=count,
-                        )
-            mgmt_types, new_mgmt_pdus = self.rack_types(mgmt_groups)
-            if new_mgmt_pdus == mgmt_pdus:
+            oob = self.oob(base_pdus + network_pdus, other_switches)
+            network_plans = self.pack_shared("network", fabric_loads + switch_loads(oob, "out-of-band"), air)
+            network_types, new_pdus = self.rack_types(network_plans)
+            if new_pdus == network_pdus:
                 break
             del self.figures[saved:]
-            mgmt_pdus = new_mgmt_pdus
-        self.racks = base_types + mgmt_types
+            network_pdus = new_pdus
+        cabinets = []
+        if self.in_row_cdus:
+            cabinets.append(
+                RackType(
+                    kind="cooling",
+                    count=self.in_row_cdus,
+                    slots=(RackSlot(f.cdu.name, i.racks.rack.rack_units, 1),),
+                    it_kw=0.0,
+                    weight_kg=f.cdu.weight_kg,
+                )
+            )
+        compute_types = [t for t in base_types if t.kind == "compute"]
+        storage_types = [t for t in base_types if t.kind == "storage"]
+        self.racks = compute_types + network_types + storage_types + cabinets
         self._management_bom(inband, oob)
 
         if self.errors:
             raise SizingInputError(self.errors)
 
-        self.rack_figures(groups, mgmt_groups, base_pdus + mgmt_pdus)
+        self.rack_figures(base_pdus + network_pdus)
+        self.cable_warnings(compute, storage, inband, oob)
         self.power(compute, storage, inband, oob, systems_kw)
-        self.cooling(liquid_kw, liquid_share, share_text, cdu_formula)
+        self.cooling(liquid_kw, liquid_share, share_text, self.cdu_formula)
         self.checkpoint()
 
         switches_by_tier = {}
@@ -1092,6 +1277,28 @@ class _Sizer:
             power_by_component_kw=self.power_by_component,
             switches_by_tier=switches_by_tier,
         )
+
+    def cable_warnings(
+        self, compute: _FabricOut, storage: _FabricOut, inband: _FabricOut, oob: _FabricOut
+    ) -> None:
+        """A network whose links have no cable part chosen: its cables are missing from the bill of
+        materials, said rather than left as a silent gap."""
+        i = self.i
+        for out, cable, path, title in (
+            (compute, i.compute.cable, "compute.cable", "compute fabric"),
+            (storage, i.storage.fabric.cable, "storage.fabric.cable", "storage fabric"),
+            (inband, i.management.inband_cable, "management.inband_cable", "in-band management network"),
+            (oob, i.management.oob_cable, "management.oob_cable", "out-of-band management network"),
+        ):
+            if cable is None and out.cables > 0:
+                self.warnings.append(
+                    SizingWarning(
+                        "cable_not_chosen",
+                        path,
+                        f"no cable part is chosen for the {title}'s {num(out.cables)} links: they are not in "
+                        "the bill of materials",
+                    )
+                )
 
     def _management_bom(self, inband: _FabricOut, oob: _FabricOut) -> None:
         m = self.i.management
@@ -1120,7 +1327,7 @@ class _Sizer:
         if m.oob_cable is not None:
             self.add_bom(BomRole.OOB_CABLE, m.oob_cable.key, oob.cables, "fabric.oob.cables")
 
-    def rack_figures(self, groups: list[tuple], mgmt_groups: list[tuple], pdus: int) -> None:
+    def rack_figures(self, pdus: int) -> None:
         s, r = self.i.system, self.i.racks
         if s.rack_scale:
             self.fig(
@@ -1132,10 +1339,7 @@ class _Sizer:
                 f"systems per rack = 1 ({s.name} is a rack-scale system)",
             )
         else:
-            by_ru = r.rack.rack_units // s.rack_units
-            unit_kw = groups[0][3] / groups[0][2] if groups else s.power_w / 1000
-            by_kw = _floor(r.power_limit_kw / unit_kw)
-            per = min(by_ru, by_kw)
+            by_ru, by_kw, per = self.by_ru, self.by_kw, self.per_rack
             binds = "space binds" if by_ru < by_kw else ("power binds" if by_kw < by_ru else "both bind")
             self.fig(
                 "racks.systems_per_rack_by_space",
@@ -1153,33 +1357,43 @@ class _Sizer:
                 "Systems per rack by power limit",
                 by_kw,
                 "systems",
-                f"by power = ⌊{num(r.power_limit_kw)} kW ÷ {num(unit_kw)} kW⌋ = {by_kw}",
+                f"by power = ⌊{num(r.power_limit_kw)} kW ÷ {num(self.unit_system_kw)} kW⌋ = {by_kw}",
                 power_limit_kw=r.power_limit_kw,
-                system_kw=round(unit_kw, 6),
+                system_kw=round(self.unit_system_kw, 6),
             )
-            self.fig(
-                "racks.systems_per_rack",
-                "racks",
-                "Systems per compute rack",
-                per,
-                "systems",
-                f"systems per rack = min({by_ru} by space, {by_kw} by power) = {per} ({binds})",
-            )
+            if self.in_rack_cdu:
+                cdu = self.i.facility.cdu
+                liquid_each = self._liquid_kw_each()
+                cdus = self.cdus_for(per, liquid_each)
+                formula = (
+                    f"systems per rack = {per}: the most of min({by_ru} by space, {by_kw} by power) that fit "
+                    f"with their {cdus} in-rack CDUs ({per} × {s.rack_units} U + {cdus} × {cdu.rack_units} U "
+                    f"= {per * s.rack_units + cdus * cdu.rack_units} U ≤ {r.rack.rack_units} U)"
+                )
+            else:
+                formula = f"systems per rack = min({by_ru} by space, {by_kw} by power) = {per} ({binds})"
+            self.fig("racks.systems_per_rack", "racks", "Systems per compute rack", per, "systems", formula)
         counts = {kind: 0 for kind in ("compute", "network", "storage", "management")}
-        for kind, count, *_ in groups + mgmt_groups:
-            counts[kind] += count
+        for rack in self.racks:
+            if rack.kind in counts:
+                counts[rack.kind] += rack.count
         for kind, count in counts.items():
-            self.fig(
-                f"racks.{kind}",
-                "racks",
-                f"{kind.capitalize()} racks",
-                count,
-                "racks",
-                f"{kind} racks = {count:,}"
-                if kind != "compute"
-                else f"compute racks = ⌈{num(self.n_systems)} systems ÷ "
-                f"{self._value('racks.systems_per_rack')} per rack⌉ = {count:,}",
-            )
+            if kind == "compute":
+                formula = (
+                    f"compute racks = ⌈{num(self.n_systems)} systems ÷ "
+                    f"{self._value('racks.systems_per_rack')} per rack⌉ = {count:,}"
+                )
+            elif kind in ("network", "storage"):
+                shared = "every network's switches share them, " if kind == "network" else ""
+                formula = (
+                    f"{kind} racks = {count:,} ({shared}filled by units and to "
+                    f"{num(self.air_limit_kw()[0])} kW air cooling takes)"
+                )
+            elif kind == "management":
+                formula = "management racks = 0 (the management switches share the network racks)"
+            else:
+                formula = f"{kind} racks = {count:,}"
+            self.fig(f"racks.{kind}", "racks", f"{kind.capitalize()} racks", count, "racks", formula)
         total = sum(counts.values())
         self.fig(
             "racks.total",
@@ -1189,14 +1403,16 @@ class _Sizer:
             "racks",
             "racks = " + " + ".join(f"{c:,} {k}" for k, c in counts.items()) + f" = {total:,}",
         )
-        rows = ceil_div(total, r.racks_per_row)
+        positions = total + self.in_row_cdus
+        rows = ceil_div(positions, r.racks_per_row)
+        cabinets = f" + {self.in_row_cdus:,} in-row CDUs" if self.in_row_cdus else ""
         self.fig(
             "racks.rows",
             "racks",
             "Rows",
             rows,
             "rows",
-            f"rows = ⌈{total:,} racks ÷ {r.racks_per_row} per row⌉ = {rows:,}",
+            f"rows = ⌈({total:,} racks{cabinets}) ÷ {r.racks_per_row} per row⌉ = {rows:,}",
             racks=total,
             racks_per_row=r.racks_per_row,
         )
@@ -1206,14 +1422,40 @@ class _Sizer:
             "PDUs",
             pdus,
             "PDUs",
-            f"PDUs = Σ racks × max({r.pdus_per_rack} per rack, ⌈rack kW ÷ {num(r.pdu.kw)} kW⌉ + "
-            f"{r.pdu_redundancy}) = {pdus:,}",
+            f"PDUs = Σ racks × (⌈rack kW ÷ {num(r.pdu.kw)} kW⌉ + {r.pdu_redundancy}), at least "
+            f"{r.pdus_per_rack} in a compute rack = {pdus:,}",
             pdus_per_rack=r.pdus_per_rack,
             pdu_kw=r.pdu.kw,
             pdu_redundancy=r.pdu_redundancy,
         )
+        racked = [t for t in self.racks if t.kind != "cooling"]
+        heaviest = max(racked, key=lambda t: t.weight_kg)
+        contents = ", ".join(f"{slot.count} × {slot.label}" for slot in heaviest.slots if slot.count)
+        self.fig(
+            "racks.max_weight_kg",
+            "racks",
+            "Heaviest rack",
+            heaviest.weight_kg,
+            "kg",
+            f"heaviest rack = {heaviest.kind}: {contents} = {num(heaviest.weight_kg)} kg",
+        )
+        limit = r.rack.static_load_kg
+        if limit is not None and heaviest.weight_kg > limit + _EPS:
+            self.warnings.append(
+                SizingWarning(
+                    "rack_weight_exceeded",
+                    "racks.rack.static_load_kg",
+                    f"a {heaviest.kind} rack carries {num(heaviest.weight_kg)} kg ({contents}), over the "
+                    f"{num(limit)} kg static load of {r.rack.name}",
+                )
+            )
         self.add_bom(BomRole.RACK, r.rack.key, total, "racks.total")
         self.add_bom(BomRole.PDU, r.pdu.key, pdus, "racks.pdus")
+
+    def _liquid_kw_each(self) -> float:
+        s, f = self.i.system, self.i.facility
+        share = {Cooling.AIR: 0.0, Cooling.IMMERSION: 1.0}.get(f.cooling, s.liquid_fraction)
+        return s.power_w / 1000 * share
 
     def power(
         self, compute: _FabricOut, storage: _FabricOut, inband: _FabricOut, oob: _FabricOut, systems_kw: float
@@ -1499,6 +1741,18 @@ class _Sizer:
             f"lost = δ/τ + (τ/2 + R)/M = {num(delta)}/{num(daly)} + ({num(daly / 2)} + "
             f"{num(restart)})/{num(mtbf)} = {num(frac * 100)} %",
         )
+        if frac >= 1:
+            self.warnings.append(
+                SizingWarning(
+                    "checkpoint_no_progress",
+                    "training.gpu_mtbf_hours"
+                    if t.gpu_mtbf_hours is not None
+                    else "training.cluster_interruptions_per_day",
+                    f"checkpoints and failures cost {num(frac * 100)} % of the time even at the optimum "
+                    f"interval: the cluster makes no progress (a failure every {num(mtbf / 3600)} h, "
+                    f"{num(t.restart_minutes)} min to restart, {num(delta)} s to write a checkpoint)",
+                )
+            )
         if t.chosen_interval_minutes is not None:
             chosen = t.chosen_interval_minutes * 60
             frac_c = ckpt.fraction_lost(chosen, delta, mtbf, restart)
@@ -1521,6 +1775,15 @@ class _Sizer:
                 "%",
                 f"extra = {num(frac_c * 100)} % − {num(frac * 100)} % = {num(extra * 100)} %",
             )
+            if frac_c >= 1:
+                self.warnings.append(
+                    SizingWarning(
+                        "checkpoint_chosen_no_progress",
+                        "training.chosen_interval_minutes",
+                        f"at a checkpoint every {num(t.chosen_interval_minutes)} min, checkpoints and "
+                        f"failures cost {num(frac_c * 100)} % of the time: the cluster makes no progress",
+                    )
+                )
             gpu_hours = extra * i.gpus * 24
             self.fig(
                 "checkpoint.chosen_extra_gpu_hours_per_day",

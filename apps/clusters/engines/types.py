@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "2.0.0"
 
 
 class SizingInputError(ValueError):
@@ -66,6 +66,10 @@ class SystemSpec:
     # system, ~0.8 for a direct-to-chip server whose fans still move the rest).
     liquid_fraction: float = 0.0
     weight_kg: float = 0.0
+    # Compute ports behind one transceiver cage: 1 = single-port cages (an OEM server's 8 single-
+    # port ConnectX-7 cards), 2 = twin-port OSFP cages (a DGX H100's 8 NICs in 4 cages). A node-
+    # side module must carry as many links as a cage has ports; None = not known (copper only).
+    ports_per_cage: int | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class SwitchSpec:
     power_w: int
     rack_units: int = 1
     ports_per_cage: int = 2  # twin-port OSFP cages take one twin-port module per two ports
+    weight_kg: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class StorageSpec:
     power_w: int
     rack_units: int
     ports: int = 2  # storage-fabric ports per appliance
+    weight_kg: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,7 @@ class RackSpec:
     key: str
     name: str
     rack_units: int = 48
+    static_load_kg: float | None = None  # the equipment it carries standing; None: not known, no check
 
 
 @dataclass(frozen=True)
@@ -123,13 +130,24 @@ class PduSpec:
     key: str
     name: str
     kw: float  # capacity of one PDU
+    weight_kg: float = 0.0
 
 
 @dataclass(frozen=True)
 class CduSpec:
+    """A coolant distribution unit. With rack units it is an in-rack CDU: it takes its units in
+    the rack it cools, sized and made redundant per rack. Without (0) it stands in the row beside
+    the racks and serves the row: sized and made redundant per row."""
+
     key: str
     name: str
     kw: float  # heat one CDU removes
+    rack_units: int = 0
+    weight_kg: float = 0.0
+
+    @property
+    def in_rack(self) -> bool:
+        return self.rack_units > 0
 
 
 # --- Design inputs -----------------------------------------------------------------------------
@@ -287,10 +305,13 @@ class RackSlot:
 class RackType:
     """Racks that are laid out alike: the elevation is drawn once per type, with its count."""
 
-    kind: str  # compute | network | storage | management
+    # compute | network | storage | management (results before 2.0) | cooling (in-row CDU
+    # cabinets: floor positions in a row, not racks of the bill of materials)
+    kind: str
     count: int
     slots: tuple[RackSlot, ...]
     it_kw: float  # IT load of one rack of this type
+    weight_kg: float = 0.0  # what one rack of this type carries (equipment and PDUs)
 
 
 @dataclass(frozen=True)
@@ -342,6 +363,7 @@ class SizingResult:
                         {"label": s.label, "rack_units": s.rack_units, "count": s.count} for s in r.slots
                     ],
                     "it_kw": r.it_kw,
+                    "weight_kg": r.weight_kg,
                 }
                 for r in self.racks
             ],
@@ -370,6 +392,7 @@ class SizingResult:
                     count=r["count"],
                     slots=tuple(RackSlot(**s) for s in r["slots"]),
                     it_kw=r["it_kw"],
+                    weight_kg=r.get("weight_kg", 0.0),  # results stored before 2.0 have none
                 )
                 for r in data["racks"]
             ),
