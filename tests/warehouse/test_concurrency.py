@@ -1,6 +1,7 @@
-"""Two people allocating the same serial, or the last units of a lot, at the same moment: exactly
-one succeeds, and on-hand never goes negative (row locks, conditional updates and the database's
-check constraints). PostgreSQL only: SQLite serialises every writer, so there is no race to lose."""
+"""Two people allocating the same serial, or the last units of a lot, or receiving the same leg,
+at the same moment: exactly one succeeds, and on-hand never goes negative (row locks, conditional
+updates and the database's check constraints). PostgreSQL only: SQLite serialises every writer,
+so there is no race to lose."""
 
 import threading
 
@@ -9,9 +10,13 @@ from django.core.exceptions import ValidationError
 from django.db import connection, connections
 
 from apps.shipments import services as shipments
+from apps.shipments.models import Shipment
 from apps.warehouse import selectors, services
-from apps.warehouse.models import Lot, LotAllocation, UnitPlacement
+from apps.warehouse.models import Lot, LotAllocation, Movement, Receipt, UnitPlacement
+from apps.warehouse.receipts import receipt_record
 from tests.conftest import require
+
+from .conftest import BOND
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -94,4 +99,40 @@ def test_two_adjustments_never_take_on_hand_below_zero(cables_in, warehouse_oper
     )
     assert sum(isinstance(r, ValidationError) for r in results) == 1, results
     assert Lot.objects.get(pk=cables_in.pk).quantity == 40
+    assert selectors.rebuild_on_hand() == selectors.stock_on_hand()
+
+
+def test_two_people_receiving_the_same_leg(
+    make_shipment, gpu_server, factory_site, hub, dock, warehouse_operator
+):
+    """Both scan the same inbound leg at the hub at once: one receipt takes the units into stock,
+    the other is refused naming it (the shipment's row lock orders them; the database's unique
+    constraint is the backstop)."""
+    require(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL=postgres://…)")
+    shipment = make_shipment()
+    line = shipments.line_add(shipment=shipment, part=gpu_server, quantity=2, serials=["RX1", "RX2"])
+    leg = shipments.leg_add(
+        shipment=shipment,
+        fields={"role": "inbound", "origin": factory_site, "destination": hub, "mode": "air"},
+        lines=[line],
+    )
+    Shipment.objects.filter(pk=shipment.pk).update(status="in_transit")
+    results = race(
+        *[
+            lambda: receipt_record(
+                shipment=shipment,
+                location=dock,
+                leg=leg,
+                scanned=["RX1", "RX2"],
+                actor=warehouse_operator,
+                customs_reference=BOND,
+            )  # fmt: skip
+            for _ in range(2)
+        ]
+    )
+    refused = [r for r in results if isinstance(r, ValidationError)]
+    assert len(refused) == 1, results
+    (receipt,) = Receipt.objects.all()
+    assert f"was received already by {receipt.reference}" in " ".join(refused[0].message_dict["leg"])
+    assert Movement.objects.filter(kind="receipt").count() == 2
     assert selectors.rebuild_on_hand() == selectors.stock_on_hand()
