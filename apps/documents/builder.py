@@ -376,6 +376,20 @@ def _party(role_label: str, org: Organisation | None) -> PartyBlock | None:
     )
 
 
+def _requested_by(exporter: Organisation | None, actor: User | None) -> str:
+    """The exporter, named with a person of its own: the user generating the document when they
+    work for it (the operator, when it is the exporter), else its authorised signatory, else its
+    first contact. The operator's user is nobody of another exporter's."""
+    if exporter is None:
+        return ""
+    if actor is not None and actor.organisation_id == exporter.pk:
+        person = f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}"
+    else:
+        contact = signatures.signatory_of(exporter) or next(iter(exporter.contacts.all()), None)
+        person = ", ".join(p for p in (contact.name, contact.job_title) if p) if contact else ""
+    return f"{exporter.legal_name} ({person})" if person else exporter.legal_name
+
+
 def _invoice_number(shipment: Shipment) -> str:
     """The number reserved for the shipment's commercial invoice (every version carries it), "" until
     a version of the invoice exists."""
@@ -666,6 +680,7 @@ def build_context(
         signature=signatures.signature_for(shipment, doc_type, parties, actor),
         countersignature=signatures.countersignature_for(shipment, doc_type, parties, actor),
         prepared_by=f"{actor.get_full_name() or actor.username}, {actor.get_role_display()}" if actor else "",
+        requested_by=_requested_by(parties.get(PartyRole.SHIPPER), actor),
         incoterm_text=f"{shipment.incoterm} {shipment.incoterm_place}, {INCOTERMS_EDITION}",
         invoice_number=number if doc_type == DocumentType.COMMERCIAL_INVOICE else _invoice_number(shipment),
         payment_terms=shipment.payment_terms,
@@ -775,6 +790,7 @@ def _schedule_b_rows(lines: list[eei.EEILine]) -> list[dict]:
             "value": str(row.value),
             "shipping_weight_kg": "" if row.shipping_weight_kg is None else str(row.shipping_weight_kg),
             "lines": list(row.lines),
+            "line_ranges": row.line_ranges,
         }
         for row in eei.eei_rows(lines)
     ]

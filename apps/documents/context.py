@@ -145,6 +145,9 @@ class DocumentContext:
     signature: SignatureBlock | None = None  # the declarant's (or principal's) signature
     countersignature: SignatureBlock | None = None  # the purchaser's, or the IOR's/EOR's acceptance
     prepared_by: str = ""  # "Name, role" of the operator's user who generated the document
+    # The exporter asking for an end-user statement, through its own person: "Exporter Ltd (Name,
+    # title)" — never the operator's user who generated it, unless the operator is the exporter.
+    requested_by: str = ""
     notes: tuple[str, ...] = ()
     incoterm_text: str = ""  # "DAP Chennai, Incoterms 2020"
     duties_paid_by: str = ""  # "seller" or "buyer": who owes import duties and taxes under the Incoterm

@@ -130,6 +130,24 @@ class EEIRow:
     def schedule_b_text(self) -> str:
         return format_schedule_b(self.schedule_b)
 
+    @property
+    def line_ranges(self) -> str:
+        return number_ranges(self.lines)
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """Line numbers as a reader scans them: runs of consecutive numbers as ranges, thousands
+    grouped: (1, 2, 3, 5, 7, 8, 1000) → "1–3, 5, 7–8, 1,000". A 1,000-line row reads "1–1,000"
+    instead of a thousand numbers."""
+    ordered = sorted(set(numbers))
+    runs: list[list[int]] = []
+    for n in ordered:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in runs)
+
 
 @dataclass(frozen=True)
 class Filing:

@@ -204,6 +204,7 @@ def document_issue(*, document: Document, actor: User) -> Document:
                 "carries a DRAFT mark. Regenerate it, then issue the new version."
             }
         )
+    _refuse_before_cited_invoice(document)
     _verify(document)
     current = Document.objects.filter(
         shipment=document.shipment, doc_type=document.doc_type, status=DocumentStatus.ISSUED
@@ -225,6 +226,28 @@ def document_issue(*, document: Document, actor: User) -> Document:
         reason=f"SHA-256 {document.sha256}",
     )
     return document
+
+
+def _refuse_before_cited_invoice(document: Document) -> None:
+    """A document that cites the commercial invoice by number (the certificate of origin; the
+    packing list, SLI and IOR letter once an invoice exists) is issued only while a version of that
+    invoice is issued: an issued document never cites an invoice that is a draft, or void."""
+    cited = (document.data or {}).get("invoice_number")
+    if document.doc_type == DocumentType.COMMERCIAL_INVOICE or not cited:
+        return
+    issued = Document.objects.filter(
+        shipment_id=document.shipment_id,
+        doc_type=DocumentType.COMMERCIAL_INVOICE,
+        number=cited,
+        status=DocumentStatus.ISSUED,
+    )
+    if not issued.exists():
+        raise ValidationError(
+            {
+                "invoice_number": f"{document} cites commercial invoice {cited}, which is not issued: "
+                f"issue commercial invoice {cited} first, then this document."
+            }
+        )
 
 
 def document_void(*, document: Document, actor: User, reason: str) -> Document:
