@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from . import hooks
 from .models import ApiToken, Connection, Contact, Organisation, Registration, User
 
 
@@ -28,12 +29,18 @@ def organisation_create(*, fields: dict[str, Any]) -> Organisation:
 @transaction.atomic
 def organisation_update(*, organisation: Organisation, fields: dict[str, Any]) -> Organisation:
     organisation = Organisation.objects.select_for_update().get(pk=organisation.pk)
-    return _apply(organisation, fields)
+    before = {name: getattr(organisation, name) for name in fields}
+    organisation = _apply(organisation, fields)
+    # Higher apps re-read what rests on the organisation's facts (compliance: its screening).
+    hooks.organisation_changed(organisation, {n for n, v in before.items() if getattr(organisation, n) != v})
+    return organisation
 
 
 @transaction.atomic
 def registration_create(*, organisation: Organisation, fields: dict[str, Any]) -> Registration:
-    return _apply(Registration(organisation=organisation), fields)
+    registration = _apply(Registration(organisation=organisation), fields)
+    hooks.organisation_changed(organisation, {"registrations"})
+    return registration
 
 
 @transaction.atomic

@@ -191,7 +191,9 @@ def _customer_standing(customer: Organisation) -> tuple[dict[str, Any], list[Par
     """The customer's restricted-party standing: blocks in force, hits awaiting review, and
     entries of the active lists its names resemble that nobody has reviewed for it yet."""
     blocks = list(
-        PartyBlock.objects.filter(organisation=customer, lifted_at__isnull=True).order_by("created_at")
+        PartyBlock.objects.filter(organisation=customer, lifted_at__isnull=True)
+        .select_related("hit__entry")
+        .order_by("created_at")
     )
     open_hits = ScreeningHit.objects.filter(organisation=customer, status=HitStatus.OPEN).count()
     hits, versions = find_hits(organisation_names(customer), customer.country, default_threshold())
@@ -239,6 +241,8 @@ def _end_user(customer: Organisation, blocks: list[PartyBlock]) -> EndUser:
     kinds = {block.list_kind for block in blocks}
     return EndUser(
         name=customer.legal_name,
+        # A determination that the customer is listed names the entries the blocks rest on.
+        listed_entry="; ".join(dict.fromkeys(block.hit.entry.as_listed for block in blocks)),
         country=customer.country,
         headquarters_country=customer.country,
         **{flag: kind in kinds for kind, flag in BLOCK_FLAGS.items()},

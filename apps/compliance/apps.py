@@ -6,9 +6,11 @@ class ComplianceConfig(AppConfig):
     verbose_name = "Export-control compliance"
 
     def ready(self) -> None:
+        from .services import stale
         from .services.checks import register_hooks
 
         register_hooks()
+        stale.register()
         self._register_demo()
 
     @staticmethod

@@ -7,6 +7,11 @@ app_name = "compliance"
 urlpatterns = [
     path("compliance/", views.ReviewQueueView.as_view(), name="queue"),
     path("compliance/hits/<int:pk>/decide/", views.HitDecisionView.as_view(), name="hit-decide"),
+    path(
+        "compliance/alerts/<int:pk>/acknowledge/",
+        views.AlertAcknowledgeView.as_view(),
+        name="alert-acknowledge",
+    ),
     path("compliance/blocks/<int:pk>/lift/", views.BlockLiftView.as_view(), name="block-lift"),
     path("compliance/holds/<int:pk>/resolve/", views.ResolveHoldView.as_view(), name="hold-resolve"),
     path("compliance/shipments/<str:reference>/", views.ShipmentComplianceView.as_view(), name="shipment"),

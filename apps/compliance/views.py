@@ -26,6 +26,7 @@ from .filters import LicenceFilter
 from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
 from .models import (
     CheckLineResult,
+    ComplianceAlert,
     HoldKind,
     HoldReason,
     Licence,
@@ -68,6 +69,7 @@ class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
             .order_by(F("lift_requested_at").desc(nulls_last=True), "-created_at")[:200]
         )
         context["decision_form"] = DecisionForm()
+        context["alerts"], context["can_review"] = list(services.open_alerts()[:100]), True
         return context
 
 
@@ -288,6 +290,11 @@ class PartClassificationView(CapabilityRequiredMixin, View):
 
 
 class LicenceListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
+                # Alerts name list entries and decisions: the operator's staff read them.
+                "alerts": []
+                if disclosure.is_partner(request.user)
+                else list(shipment.compliance_alerts.select_related("shipment", "acknowledged_by")),
+                **_four_eyes_context(request, shipment),
     """The licences the user's organisation holds or is named on, with what is left of each; a
     compliance officer adds one below the list."""
 
@@ -516,3 +523,18 @@ class CountriesView(CapabilityRequiredMixin, View):
                 or any(query == g.lower() for g in r["groups"])
             ]
         return render(request, "compliance/countries.html", {"rows": rows, "data": data, "q": query})
+
+
+class AlertAcknowledgeView(CapabilityRequiredMixin, View):
+    """An officer acknowledges a compliance alert with what was done about the departed goods."""
+
+    capability = "compliance.review"
+
+    def post(self, request, pk):
+        alert = get_object_or_404(ComplianceAlert.objects.select_related("shipment"), pk=pk)
+        try:
+            services.alert_acknowledge(alert=alert, actor=request.user, note=request.POST.get("note", ""))
+            messages.success(request, f"Alert on {alert.shipment.reference} acknowledged.")
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(safe_next(request, reverse("compliance:queue") + "#alerts"))

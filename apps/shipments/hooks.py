@@ -63,6 +63,24 @@ def guard_problems(status: str, shipment: Any) -> list[str]:
     return [problem for check in _guards.get(str(status), ()) for problem in check(shipment)]
 
 
+# What the shipment says changed (a party named or removed, a line added, changed or removed, the
+# terms or route): compliance marks its last answer stale with the reason. Called inside the
+# change's transaction. listener(shipment, reason, actor).
+Changed = Callable[[Any, str, Any], None]
+_on_change: list[Changed] = []
+
+
+def on_change(listener: Changed) -> None:
+    """Register `listener` for changes to what a shipment says (idempotent)."""
+    if listener not in _on_change:
+        _on_change.append(listener)
+
+
+def changed(shipment: Any, reason: str, actor: Any = None) -> None:
+    for listener in list(_on_change):
+        listener(shipment, reason, actor)
+
+
 # The documents app answers which required documents are not issued yet (for the shipment page).
 MissingDocuments = Callable[[Any], list[tuple[str, str, Any]]]
 _missing_documents: list[MissingDocuments] = []

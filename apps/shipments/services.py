@@ -110,7 +110,11 @@ def shipment_update(*, shipment: Shipment, fields: dict[str, Any]) -> Shipment:
     changes_terms = set(fields) - {"instructions", "required_by"}
     if changes_terms:
         _require_draft(shipment, "terms, route and dates change")
+    before = {name: getattr(shipment, name) for name in changes_terms}
     _save(shipment, **fields)
+    if changed := sorted(name for name, value in before.items() if getattr(shipment, name) != value):
+        labels = ", ".join(str(Shipment._meta.get_field(name).verbose_name) for name in changed)
+        hooks.changed(shipment, f"The shipment's {labels} changed.")
     selectors.shipment_refresh_eta(shipment)
     return shipment
 
@@ -135,13 +139,20 @@ def party_set(
     if existing is not None and organisation is not None and existing.organisation_id == organisation.pk:
         return existing  # unchanged: a party kept as it was is never refused
     _check_party(shipment, PartyRole(role), organisation, actor)
+    role_label = PartyRole(role).label
     if organisation is None:
         if existing:
             existing.delete()
+            hooks.changed(shipment, f"The {role_label.lower()} ({existing.organisation}) was removed.", actor)
         return None
     if existing is None:
-        return _save(ShipmentParty(shipment=shipment, role=role, organisation=organisation))
-    return _save(existing, organisation=organisation)
+        party = _save(ShipmentParty(shipment=shipment, role=role, organisation=organisation))
+        hooks.changed(shipment, f"{organisation} was named as {role_label.lower()}.", actor)
+        return party
+    was = existing.organisation
+    party = _save(existing, organisation=organisation)
+    hooks.changed(shipment, f"The {role_label.lower()} changed from {was} to {organisation}.", actor)
+    return party
 
 
 def _check_party(
@@ -230,6 +241,7 @@ def line_add(
     )
     if serials:
         serials_set(line=line, serials=serials)
+    hooks.changed(shipment, f"Line {line.line_number} ({part}) was added.", actor)
     return line
 
 
@@ -280,7 +292,11 @@ def line_update(*, line: ShipmentLine, fields: dict[str, Any], actor: User | Non
                 }
             )
     declared = line.country_of_origin
+    before = {name: getattr(line, name) for name in fields}
     line = _save(line, **fields)
+    if changed := [name for name, value in before.items() if getattr(line, name) != value]:
+        labels = ", ".join(str(ShipmentLine._meta.get_field(name).verbose_name) for name in changed)
+        hooks.changed(line.shipment, f"Line {line.line_number} changed ({labels}).", actor)
     if line.country_of_origin != declared:
         # A correction of the line's declaration: the units it declared (never received, on no
         # other line) follow; a unit received from its own inbound line keeps that origin.
@@ -302,6 +318,7 @@ def line_remove(*, line: ShipmentLine) -> None:
         held_by = ", ".join(sorted({str(obj._meta.verbose_name_plural) for obj in exc.protected_objects}))
         message = f"Line {line.line_number} is still referred to by {held_by}: release those first."
         raise ValidationError({"line": message}) from exc
+    hooks.changed(line.shipment, f"Line {line.line_number} ({line.part}) was removed.")
 
 
 @transaction.atomic
@@ -644,6 +661,9 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
 
 
 def departed_at(shipment: Shipment) -> dt.datetime | None:
+    elif target == ShipmentStatus.IN_TRANSIT:
+        # compliance: the goods leave only on a current, passing answer (not one gone stale)
+        problems.extend(hooks.guard_problems(target, shipment))
     """When the goods left on the main carriage by the evidence: the earliest departure milestone
     not on an inbound leg, or actual departure of a leg that is not inbound (None: not departed)."""
     event = (
@@ -762,7 +782,9 @@ def event_record(
 ) -> TrackingEvent:
     """Add a milestone. Events may arrive out of order: the status goes as far as all of the
     shipment's events prove, by when they happened (`workflow.settle`); skipped steps are recorded
-    as inferred, and an event that moves nothing says why (`status_note`)."""
+    as inferred, and an event that moves nothing says why (`status_note`). A milestone that would
+    move the shipment past a guard (compliance: the goods leave only on a current, passing answer),
+    or that reports goods held for compliance moving, is refused whole: `TransitionRefused`."""
     shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
     if shipment.status == ShipmentStatus.CANCELLED:
         raise ValidationError({"shipment": f"{shipment.reference} is cancelled; it takes no more events."})
@@ -854,8 +876,12 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
                 hold_kind=workflow.HoldKind.CUSTOMS, check_capability=False,
             )  # fmt: skip
     except TransitionRefused as exc:
-        # A guard refused a step: the status stays where the last allowed step put it.
-        note = f"Stopped at {shipment.get_status_display().lower()}: {' '.join(exc.reasons)}"
+        # A guard refused a step (compliance: the answer is not current, or does not pass): the
+        # milestone is refused whole, with the guard's reasons, and nothing of it is recorded.
+        raise TransitionRefused(
+            f"{shipment.reference} cannot take the “{label}” milestone: it may not move on yet.",
+            reasons=exc.reasons,
+        ) from exc
     if shipment.status != before:
         if not note:
             inferred = ", ".join(workflow.LABELS[s].lower() for s in outcome.inferred)
@@ -882,6 +908,11 @@ def _apply_event_to_leg(event: TrackingEvent) -> None:
 @transaction.atomic
 def site_create(*, actor: User, fields: dict[str, Any]) -> Site:
     return _save(Site(owner=_owner_for(actor)), **fields)
+    if outcome.refused:
+        raise TransitionRefused(
+            f"{shipment.reference} is held for compliance: the “{label}” milestone is refused.",
+            reasons=[outcome.reason] + ([shipment.hold_reason] if shipment.hold_reason else []),
+        )
 
 
 @transaction.atomic

@@ -578,16 +578,20 @@ class EventAddView(_ShipmentPostView):
 
     def save(self, form):
         data = form.cleaned_data
-        event = services.event_record(
-            shipment=self.shipment,
-            actor=self.request.user,
-            code=data["code"],
-            occurred_at=data["occurred_at"],
-            location=data["location"],
-            remarks=data["remarks"],
-            leg=data["leg"],
-            eta=data["eta"],
-        )
+        try:
+            event = services.event_record(
+                shipment=self.shipment,
+                actor=self.request.user,
+                code=data["code"],
+                occurred_at=data["occurred_at"],
+                location=data["location"],
+                remarks=data["remarks"],
+                leg=data["leg"],
+                eta=data["eta"],
+            )
+        except services.TransitionRefused as exc:
+            # Refused whole (e.g. the compliance answer is not current): the form says why.
+            raise ValidationError([exc.message, *exc.reasons]) from exc
         moved = (
             f"; status now {selectors.status_now(self.shipment).label.lower()}" if event.status_after else ""
         )

@@ -4,15 +4,21 @@ models."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
 from apps.core.scoping import VIEW
 
 NOTHING = Q(pk__in=[])
+# How long a running import's claim holds after its last sign of life: the task's time limit (5
+# minutes, apps/warehouse/tasks.py), past which its worker would have killed it anyway.
+LEASE = dt.timedelta(minutes=5)
 
 
 class SerialImportStatus(models.TextChoices):
@@ -27,7 +33,9 @@ class SerialImport(AuditedModel, TimeStampedModel):
     """One CSV upload of serials into a warehouse site: imported whole, or refused whole with every
     bad row's number, column and reason (`problems`, at most `imports.PROBLEMS_LISTED` of
     `problem_count`). A large file is stored first and imported by a background task
-    (`task_id`)."""
+    (`task_id`), which holds a lease on it while it runs (`lease_expires_at`, moved on by each
+    sign of progress): an import still *running* once its lease has run out lost its worker, wrote
+    nothing (the write is one transaction) and can be run again (`imports.serial_import_rerun`)."""
 
     site = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="serial_imports")
     owner = models.ForeignKey(
@@ -56,6 +64,9 @@ class SerialImport(AuditedModel, TimeStampedModel):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     finished_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="While running: until when its worker's claim holds."
+    )
 
     objects = OrgScopedQuerySet.as_manager()
 
@@ -67,6 +78,16 @@ class SerialImport(AuditedModel, TimeStampedModel):
 
     def __str__(self) -> str:
         return f"Serial import {self.pk} ({self.file_name})"
+
+    def is_stalled(self, now: dt.datetime | None = None) -> bool:
+        """Running, but its worker's lease ran out: the worker died (or the import was running
+        before leases existed and has shown no sign of life for longer than one)."""
+        if self.status != SerialImportStatus.RUNNING:
+            return False
+        now = now or timezone.now()
+        if self.lease_expires_at is None:
+            return self.updated_at is not None and now - self.updated_at > LEASE
+        return now > self.lease_expires_at
 
     def get_absolute_url(self) -> str:
         return reverse("warehouse:serial-import") + f"?import={self.pk}"

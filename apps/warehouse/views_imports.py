@@ -1,12 +1,14 @@
 """The browser page of the bulk serial import (apps/warehouse/imports.py): upload a CSV into a
 warehouse site; a refused file shows every bad row (number, column, reason) as a table, a large
-one the progress of its background task, then the import's result."""
+one the progress of its background task, then the import's result; a stalled one (its worker
+stopped, nothing imported) or a failed one can be run again."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpResponse, HttpResponseRedirect
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.views.generic import FormView
 
 from apps.accounts.models import Organisation
@@ -78,7 +80,8 @@ class SerialImportView(CapabilityRequiredMixin, FormView):
             context["serial_import"] = serial_import
             context["import_missing"] = serial_import is None
             if serial_import is not None:
-                context["running"] = serial_import.status in (
+                context["stalled"] = serial_import.is_stalled()
+                context["running"] = not context["stalled"] and serial_import.status in (
                     SerialImportStatus.QUEUED,
                     SerialImportStatus.RUNNING,
                 )
@@ -103,6 +106,28 @@ class SerialImportView(CapabilityRequiredMixin, FormView):
             response["Content-Disposition"] = 'attachment; filename="serial-import.csv"'
             return response
         return super().get(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        if "rerun" in request.POST:
+            return self._rerun(request.POST["rerun"])
+        return super().post(request, *args, **kwargs)
+
+    def _rerun(self, wanted: str):
+        """Run a stalled or failed background import again (`imports.serial_import_rerun`)."""
+        serial_import = (
+            SerialImport.objects.visible_to(self.request.user).filter(pk=int(wanted)).first()
+            if wanted.isdigit()
+            else None
+        )
+        if serial_import is None:
+            raise Http404("No such import.")
+        try:
+            serial_import = imports.serial_import_rerun(serial_import=serial_import, actor=self.request.user)
+        except ValidationError as exc:
+            messages.error(self.request, " ".join(exc.messages))
+        else:
+            messages.info(self.request, f"{serial_import} runs again in the background (below).")
+        return HttpResponseRedirect(serial_import.get_absolute_url())
 
     def form_valid(self, form):
         data = form.cleaned_data

@@ -65,7 +65,14 @@ def test_incomplete_part_lists_missing_figures(coordinator, api_as):
         ({"eccn": "4A090.a", "destination": "CN"}, "licence_required"),
         ({"eccn": "5A002.a", "destination": "IR"}, "prohibited"),
         (
-            {"eccn": "EAR99", "destination": "IN", "entity_list": True, "end_user_country": "IN"},
+            {
+                "eccn": "EAR99",
+                "destination": "IN",
+                "entity_list": True,
+                "end_user_country": "IN",
+                "end_user_name": "Chennai AI Compute",
+                "list_entry": "CHENNAI AI COMPUTE PVT. LTD. — Entity List, 91 FR 100",
+            },
             "licence_required",
         ),
     ],
@@ -73,6 +80,29 @@ def test_incomplete_part_lists_missing_figures(coordinator, api_as):
 def test_determination_endpoint(coordinator, api_as, country_data, payload, outcome):
     body = api_as(coordinator).post("/api/v1/determinations/", payload, format="json").json()
     assert body["outcome"] == outcome and body["rules"]
+
+
+def test_an_entity_list_determination_names_the_party_and_the_entry(coordinator, api_as, country_data):
+    api = api_as(coordinator)
+    unnamed = api.post(
+        "/api/v1/determinations/",
+        {"eccn": "EAR99", "destination": "IN", "entity_list": True, "end_user_country": "IN"},
+        format="json",
+    )
+    assert unnamed.status_code == 400 and set(unnamed.json()) == {"end_user_name", "list_entry"}
+    named = api.post(
+        "/api/v1/determinations/",
+        {
+            "eccn": "EAR99",
+            "destination": "IN",
+            "entity_list": True,
+            "end_user_name": "Chennai AI Compute",
+            "list_entry": "CHENNAI AI COMPUTE PVT. LTD. — Entity List, 91 FR 100",
+        },
+        format="json",
+    ).json()
+    text = next(r["text"] for r in named["rules"] if r["code"] == "EL 744.11")
+    assert "Chennai AI Compute" in text and "CHENNAI AI COMPUTE PVT. LTD. — Entity List, 91 FR 100" in text
 
 
 def test_determination_unknown_country(coordinator, api_as, country_data):

@@ -174,16 +174,50 @@ def test_switching_ai_diffusion_on_requires_a_licence_everywhere(run):
 
 
 def test_entity_list_party_in_india_needs_a_licence_without_exceptions(run):
-    result = run("3A090.a", "IN", end_user=EndUser("Listed Ltd", "IN", entity_list=True))
+    result = run(
+        "3A090.a",
+        "IN",
+        end_user=EndUser("Listed Ltd", "IN", entity_list=True, listed_entry="LISTED LTD — Entity List"),
+    )
     assert result.outcome == "licence_required"
     assert "no licence exceptions" in rule(result, "EL 744.11").text
-    assert run("EAR99", "DE", end_user=EndUser("Listed GmbH", "DE", entity_list=True)).outcome == (
-        "licence_required"
+    assert run(
+        "EAR99",
+        "DE",
+        end_user=EndUser("Listed GmbH", "DE", entity_list=True, listed_entry="LISTED GMBH — Entity List"),
+    ).outcome == ("licence_required")
+
+
+def test_an_entity_list_determination_names_the_party_and_the_entry(run):
+    buyer = EndUser(
+        "Chennai AI Compute",
+        "IN",
+        entity_list=True,
+        listed_entry="CHENNAI AI COMPUTE PVT. LTD. — Entity List",
     )
+    text = rule(run("3A090.a", "IN", end_user=buyer), "EL 744.11").text
+    assert text.startswith("Chennai AI Compute (listed as CHENNAI AI COMPUTE PVT. LTD. — Entity List) is on")
+
+
+@pytest.mark.parametrize(
+    "end_user, words",
+    [
+        (EndUser("", "IN", entity_list=True, listed_entry="X — Entity List"), "must be named"),
+        (EndUser("  ", "DE", denied_persons=True), "must be named"),
+        (EndUser("Chennai AI Compute", "IN", entity_list=True), "name the list entry"),
+    ],
+)
+def test_a_listing_without_a_name_or_an_entry_is_refused(run, end_user, words):
+    with pytest.raises(ValueError, match=words):
+        run("3A090.a", "IN", end_user=end_user)
 
 
 def test_entity_list_blocks_an_exception_that_would_otherwise_apply(run):
-    result = run("5A002.a", "DE", end_user=EndUser("Listed GmbH", "DE", entity_list=True))
+    result = run(
+        "5A002.a",
+        "DE",
+        end_user=EndUser("Listed GmbH", "DE", entity_list=True, listed_entry="LISTED GMBH — Entity List"),
+    )
     assert (result.outcome, result.exception) == ("licence_required", None)
     assert "would otherwise be available" in rule(result, "LE ENC 740.17").text
 
@@ -229,7 +263,9 @@ def test_end_use_flags_are_named(run):
 
 
 def test_rules_are_listed_in_the_order_checked(run):
-    buyer = EndUser("Bad Co", "CN", denied_persons=True, entity_list=True)
+    buyer = EndUser(
+        "Bad Co", "CN", denied_persons=True, entity_list=True, listed_entry="BAD CO — Entity List"
+    )
     result = run("3A090.a", "CN", end_user=buyer, end_use_flags=["WMD"])
     assert result.outcome == "prohibited"
     assert codes(result)[:4] == ["DPL", "EL 744.11", "END-USE 744", "EAR 742.6(a)(6)"]

@@ -81,19 +81,25 @@ def test_a_shipment_held_before_departure_can_be_cancelled(booked, coordinator, 
     assert cancelled.status == "cancelled"
 
 
-def test_a_departure_recorded_during_a_hold_before_departure_refuses_the_cancel(
+def test_a_departure_during_a_compliance_hold_before_departure_is_refused(
     booked,
     coordinator,
     admin_user,
 ):
+    """Goods held for compliance before they left must not leave: the forwarder's departure is
+    refused (409 in the API), nothing of it is recorded, and the held shipment can still be
+    cancelled."""
     held = hold(booked, admin_user, kind="compliance")
-    event = services.event_record(
-        shipment=held, actor=coordinator, code="departed", occurred_at=timezone.now() - dt.timedelta(hours=2)
-    )
-    assert event.status_after == ""  # a compliance hold is not moved by milestones
     with pytest.raises(TransitionRefused) as refused:
-        services.shipment_transition(shipment=held, target="cancelled", actor=coordinator, reason="Withdrawn")
-    assert any("departed" in r for r in refused.value.reasons)
+        services.event_record(
+            shipment=held, actor=coordinator, code="departed", occurred_at=timezone.now() - dt.timedelta(hours=2)
+        )
+    assert "held for compliance" in refused.value.message
+    assert not held.events.exists()
+    cancelled = services.shipment_transition(
+        shipment=held, target="cancelled", actor=coordinator, reason="Withdrawn"
+    )
+    assert cancelled.status == "cancelled"
 
 
 # --- 3. the status follows the evidence --------------------------------------------------------

@@ -76,7 +76,23 @@ def test_a_delivery_during_a_customs_hold_waits_for_the_release(booked, coordina
     assert post(api, booked, "customs_released", 5)["status_after"] == "delivered"
 
 
-def test_a_milestone_never_moves_a_shipment_on_compliance_hold(booked, coordinator, compliance_officer):
+def test_goods_held_for_compliance_before_departure_take_no_moving_milestone(
+    booked, coordinator, compliance_officer
+):
+    held = services.shipment_transition(
+        shipment=booked, target="on_hold", actor=compliance_officer, reason="Re-check", hold_kind="compliance"
+    )
+    with pytest.raises(services.TransitionRefused) as refused:
+        services.event_record(shipment=held, actor=coordinator, code="delivered", occurred_at=timezone.now())
+    assert "held for compliance" in refused.value.message and "Re-check" in refused.value.reasons
+    held.refresh_from_db()
+    assert held.status == "on_hold" and not TrackingEvent.objects.filter(shipment=held).exists()
+
+
+def test_a_milestone_never_moves_a_shipment_held_for_compliance_after_departure(
+    booked, coordinator, compliance_officer, api_as
+):
+    post(api_as(coordinator), booked, "departed", 5)
     held = services.shipment_transition(
         shipment=booked, target="on_hold", actor=compliance_officer, reason="Re-check", hold_kind="compliance"
     )

@@ -105,6 +105,14 @@ class DeterminationRequestSerializer(serializers.Serializer):
     unverified_list = serializers.BooleanField(default=False)
     end_use_flags = serializers.ListField(
         child=serializers.ChoiceField(choices=EndUseFlag.choices), default=list
+    list_entry = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=300,
+        help_text="The list entry the end user's listing rests on, as listed (name, list, Federal Register "
+        "notice): required with `entity_list`, so the determination names what it is based on.",
+    )
     )
     temporary = serializers.BooleanField(default=False)
     data_centre = serializers.BooleanField(default=True)
@@ -114,6 +122,19 @@ class DeterminationRequestSerializer(serializers.Serializer):
 
 
 class DrawdownSerializer(serializers.ModelSerializer):
+    def validate(self, attrs):
+        listed = attrs["entity_list"] or attrs["denied_persons"] or attrs["unverified_list"]
+        errors = {}
+        if listed and not attrs["end_user_name"].strip():
+            errors["end_user_name"] = "Name the listed end user: the determination names who it is about."
+        if attrs["entity_list"] and not attrs["list_entry"].strip():
+            errors["list_entry"] = (
+                "Name the Entity List entry the listing rests on (as listed, with its notice)."
+            )
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
     shipment = serializers.CharField(source="line.shipment.reference")
     line_number = serializers.IntegerField(source="line.line_number")
 
@@ -470,8 +491,10 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
     party_results = PartyResultSerializer(many=True)
     hold_reasons = HoldReasonSerializer(many=True)
     current = serializers.SerializerMethodField(
-        help_text="Whether this is a check of the shipment as it is now: only such a check counts for "
-        "approval, booking and issuing documents (a change since makes a new version to check). "
+        help_text="Whether this is a check of the shipment as it is now and not gone stale: only such a "
+        "check counts for approval, booking, departure and issuing documents (a change since makes a new "
+        "version to check; a changed list, country data, classification, licence or party marks it stale "
+        "with `stale_reason`). "
         "Answered for one check and for the list filtered by `shipment__reference`; null in a list "
         "across shipments (working it out reads each shipment)."
     )
@@ -483,7 +506,7 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
         versions = self.context.setdefault("_shipment_versions", {})
         if obj.shipment_id not in versions:
             versions[obj.shipment_id] = shipment_fingerprint(obj.shipment)
-        return obj.shipment_version == versions[obj.shipment_id]
+        return obj.shipment_version == versions[obj.shipment_id] and obj.stale_since is None
 
     class Meta:
         model = ComplianceCheck

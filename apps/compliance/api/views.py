@@ -169,6 +169,7 @@ class DeterminationView(APIView):
                 tpp=v.get("tpp"),
                 data_centre=v["data_centre"],
             )
+                listed_entry=v["list_entry"].strip(),
         except UnknownCountryError as exc:
             return Response({"destination": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except ValueError as exc:

@@ -204,6 +204,25 @@ class EndUser:
     denied_persons: bool = False
     unverified_list: bool = False
     military_end_user: bool = False
+    # The list entry a listing rests on, as listed ("HUAWEI TECHNOLOGIES CO., LTD. — Entity List,
+    # 84 FR 22961"): a determination that a party is listed names the party and the entry.
+    listed_entry: str = ""
+
+    def listing_problems(self) -> list[str]:
+        """Why this end user cannot be determined on: a listed party without a name, or an Entity
+        List party without the entry its listing rests on."""
+        problems = []
+        listed = self.entity_list or self.denied_persons or self.unverified_list or self.military_end_user
+        if listed and not self.name.strip():
+            problems.append("an end user on a restricted-party list must be named")
+        if self.entity_list and not self.listed_entry.strip():
+            problems.append("an Entity List determination must name the list entry it rests on")
+        return problems
+
+    def as_listed(self) -> str:
+        """The party, and the entry its listing rests on when known."""
+        entry = self.listed_entry.strip()
+        return f"{self.name} (listed as {entry})" if entry else self.name
 
 
 @dataclass(frozen=True)
@@ -285,12 +304,15 @@ def determine(
     ``tpp`` feeds the China/Macau case-by-case note; ``data_centre`` (default True, the
     conservative reading) decides whether a 3A090.a-level item may use NAC/ACA. ``rule_sets``
     defaults to ``RULE_SETS``. Raises ``UnknownCountryError`` for a code the data does not know
-    and ``ValueError`` for a malformed ECCN.
+    and ``ValueError`` for a malformed ECCN or a listed end user without a name (or, on the Entity
+    List, without the entry its listing rests on).
     """
     rule_sets = RULE_SETS if rule_sets is None else rule_sets
     dest = destination.strip().upper()
     require_known(data, dest)
     if end_user is not None:
+        if problems := end_user.listing_problems():
+            raise ValueError("; ".join(problems))
         require_known(data, end_user.country, "end user's")
         for hq in (end_user.headquarters_country, end_user.parent_headquarters_country):
             if hq is not None:
@@ -349,7 +371,8 @@ def _parties(
     if end_user is not None and end_user.denied_persons:
         w.fire(
             "DPL",
-            f"{end_user.name} is on the Denied Persons List: no dealings in any item subject to the EAR",
+            f"{end_user.as_listed()} is on the Denied Persons List: no dealings in any item subject to "
+            "the EAR",
             "prohibited",
         )
     for place in places:
@@ -389,21 +412,24 @@ def _listed_parties(w: _Work, end_user: EndUser) -> None:
     if end_user.entity_list:
         w.block(
             "EL 744.11",
-            f"{end_user.name} is on the Entity List: licence required for all items subject to the EAR, "
+            f"{end_user.as_listed()} is on the Entity List: licence required for all items subject to "
+            "the EAR, "
             "generally a presumption of denial; no licence exceptions",
             no_exceptions_because="Entity List party",
         )
     if end_user.military_end_user:
         w.block(
             "MEU 744.21",
-            f"{end_user.name} is on the Military End-User List: licence required (744.21); treated as "
+            f"{end_user.as_listed()} is on the Military End-User List: licence required (744.21); "
+            "treated as "
             "applying to this item and without licence exceptions — review",
             no_exceptions_because="Military End-User List party",
         )
     if end_user.unverified_list:
         w.fire(
             "UVL 744.15",
-            f"{end_user.name} is on the Unverified List: no licence exceptions; a UVL statement from the "
+            f"{end_user.as_listed()} is on the Unverified List: no licence exceptions; a UVL statement "
+            "from the "
             "consignee is required before any shipment",
             "note",
         )

@@ -1,3 +1,4 @@
+from .alerts import ComplianceAlert
 from .checks import (
     CheckLineResult,
     CheckPartyResult,
@@ -17,6 +18,7 @@ __all__ = [
     "CheckPartyResult",
     "CheckResult",
     "ClassificationSource",
+    "ComplianceAlert",
     "ComplianceCheck",
     "CountryDataVersion",
     "HitStatus",

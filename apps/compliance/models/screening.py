@@ -71,6 +71,12 @@ class ScreeningListEntry(models.Model):
                 return kind
         return "sanctions"
 
+    @property
+    def as_listed(self) -> str:
+        """The entry as a determination names it: its name as listed, its list and entity number."""
+        where = ", ".join(part for part in (self.source.split(" - ")[0], self.entity_number) if part)
+        return f"{self.name} — {where}" if where else self.name
+
 
 # What `ScreeningListEntry.list_kind` returns, as people write it.
 LIST_KIND_LABELS = {

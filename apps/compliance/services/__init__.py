@@ -1,5 +1,6 @@
 """Compliance services, by topic. Import from here."""
 
+from .alerts import alert_acknowledge, open_alerts
 from .checks import (
     approval_problems,
     compliance_check_run,
@@ -29,6 +30,8 @@ from .screening import (
 )
 
 __all__ = [
+    "alert_acknowledge",
+    "open_alerts",
     "active_country_data",
     "adhoc_screen",
     "approval_problems",

@@ -55,7 +55,9 @@ from ..models import (
     ResolvedVia,
 )
 from . import classification as classification_services
+from .alerts import alert_if_departed
 from .countries import active_country_data, active_country_data_key
+from .inputs import InputsChanged, inputs_changed
 from .licences import remaining
 from .screening import (
     active_index,
@@ -302,6 +304,8 @@ def compliance_check_run(
             return existing
         check = _run(shipment, version, started, task_id, actor, progress)
     except OperationalError:
+            if existing.stale_since is not None:
+                _confirm(shipment, existing, actor)
         raise
     except Exception as exc:  # noqa: BLE001 — a check must end in a result, never a 500
         logger.exception("Compliance check of %s failed", shipment.reference)
@@ -311,10 +315,25 @@ def compliance_check_run(
     return check
 
 
+    alert_if_departed(shipment=shipment, check=check)
 def _run(shipment, version, started, task_id, actor, progress) -> ComplianceCheck:
     country_data = active_country_data()
     parties = shipment_selectors.acting_parties(shipment)
     roles = Roles.of(p for p in parties if p.pk)
+def _confirm(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> None:
+    """Checked again after it was marked stale, the shipment's answer rests on the same facts as
+    before (the change did not touch them): the answer is current again; its history says so."""
+    reason = check.stale_reason
+    ComplianceCheck.objects.filter(pk=check.pk).update(stale_since=None, stale_reason="")
+    check.stale_since, check.stale_reason = None, ""
+    record(
+        shipment,
+        action="update",
+        actor=actor,
+        message=f"Compliance answer checked again after “{reason}”: it rests on the same facts and stands.",
+    )
+
+
     lines = list(
         shipment.lines.select_related(
             "part__manufacturer", "part__accelerator__manufacturer", "shipper", "exporter_of_record"
@@ -328,7 +347,9 @@ def _run(shipment, version, started, task_id, actor, progress) -> ComplianceChec
         b.organisation_id: b
         for b in PartyBlock.objects.filter(
             organisation__in=[p.organisation_id for p in parties], lifted_at__isnull=True
-        ).order_by("created_at")
+        )
+        .select_related("hit__entry")
+        .order_by("created_at")
     }
     # One screening per organisation, however many roles it plays (one reason per hit, not per role).
     by_org: dict[int, list] = {}
@@ -383,13 +404,16 @@ def _run(shipment, version, started, task_id, actor, progress) -> ComplianceChec
 
 
 def _end_user_facts(org: Organisation, blocks: dict) -> EndUser:
-    kind = blocks[org.pk].list_kind if org.pk in blocks else ""
+    block = blocks.get(org.pk)
+    kind = block.list_kind if block else ""
     return EndUser(
         name=org.legal_name,
         country=org.country,
         headquarters_country=org.country,
         entity_list=kind == "entity_list",
         denied_persons=kind == "denied_persons",
+        # The confirmed match the block rests on: the determination names the entry, not only a list.
+        listed_entry=block.hit.entry.as_listed if block else "",
         unverified_list=kind == "unverified_list",
         military_end_user=kind == "military_end_user",
     )
@@ -1148,13 +1172,25 @@ def block_lifted(*, block: PartyBlock, actor: User | None) -> None:
 
 def part_classification_changed(*, part, actor: User | None, reason: str) -> None:
     """Call inside the transaction that made a new current classification of `part` with a different
-    answer: marks the checks of open shipments containing it stale and re-checks them."""
-    shipments = Shipment.objects.filter(lines__part=part, status__in=OPEN_STATUSES).distinct()
-    now = timezone.now()
-    ComplianceCheck.objects.filter(shipment__in=shipments, stale_since__isnull=True).update(
-        stale_since=now, stale_reason=reason[:500]
+    answer: the checks of open shipments containing it go stale and run again (`services.stale`)."""
+    inputs_changed(InputsChanged(reason=reason, shipments=Q(lines__part=part), actor=actor))
+
+
+def mark_stale_on_amend(event) -> None:
+    """An approved shipment sent back to draft to be corrected (a `shipments.hooks` hook for
+    `draft`): its answers are marked stale with the amendment's reason. It is checked again when
+    resubmitted: the amendment count is part of the fingerprint, so the old pass cannot approve it."""
+    if event.before != ShipmentStatus.APPROVED:
+        return
+    ComplianceCheck.objects.filter(shipment=event.shipment, stale_since__isnull=True).update(
+        stale_since=timezone.now(), stale_reason=f"Shipment amended: {event.reason}"[:500]
     )
-    _recheck(shipments, actor)
+    record(
+        event.shipment,
+        action="update",
+        actor=event.actor,
+        message="Compliance answer stale: the shipment was amended; it is checked again when resubmitted.",
+    )
 
 
 def _recheck(shipments, actor: User | None) -> None:

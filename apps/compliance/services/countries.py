@@ -8,9 +8,11 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 
 from ..engines.countries import CountryData, CountryDataError, load_country_data
 from ..models import CountryDataVersion
+from .inputs import InputsChanged, inputs_changed
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "ear"
 DEFAULT_FILES = ("country-groups-2026-07-23.json", "country-chart-2026-07-23.json")
@@ -37,9 +39,18 @@ def country_data_load(
         version.full_clean()
         version.save()
     if activate and not version.is_active:
+        previous = CountryDataVersion.objects.filter(is_active=True).values_list("as_of", flat=True).first()
         CountryDataVersion.objects.filter(is_active=True).update(is_active=False)
         version.is_active = True
         version.save(update_fields=["is_active", "updated_at"])
+        if previous is not None:
+            # Every licence determination reads the country groups and chart: every open answer.
+            inputs_changed(
+                InputsChanged(
+                    reason=f"EAR country data of {version.as_of} made active (replacing that of {previous}).",
+                    shipments=Q(),
+                )
+            )
     return version
 
 

@@ -6,29 +6,37 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from ..models import Licence, LicenceDrawdown
+from .inputs import InputsChanged, inputs_changed
 
 
 @transaction.atomic
-def licence_save(*, licence: Licence, fields: dict[str, Any], actor=None) -> Licence:
-    """Record or change a licence held. Shipments held or in review for its consignee are checked
-    again, so one that was waiting for this licence moves on by itself."""
+def licence_save(*, licence: Licence, fields: dict[str, Any], actor=None, reason: str = "") -> Licence:
+    """Record or change a licence held. The open shipments it may cover (to its consignee) and
+    those drawing on it have their answers marked stale and checked again (`services.stale`): one
+    waiting for this licence moves on by itself, one that relied on room now gone is held."""
+    new = licence.pk is None
     for name, value in fields.items():
         setattr(licence, name, value)
     licence.full_clean()
     licence.save()
-    from apps.shipments.models import Shipment, ShipmentStatus
-
-    from .checks import _recheck
-
-    waiting = Shipment.objects.filter(
-        parties__organisation_id=licence.consignee_id,
-        parties__role="consignee",
-        status__in=(ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.ON_HOLD),
+    # The licence's number and figures are for its own parties: the reason every party of the
+    # shipment reads does not name them.
+    default = (
+        "A licence that may cover this shipment was recorded."
+        if new
+        else "A licence that may cover this shipment changed."
     )
-    _recheck(waiting, actor)
+    inputs_changed(
+        InputsChanged(
+            reason=reason or default,
+            shipments=Q(parties__organisation_id=licence.consignee_id, parties__role="consignee")
+            | Q(lines__drawdowns__licence=licence, lines__drawdowns__released_at__isnull=True),
+            actor=actor,
+        )
+    )
     return licence
 
 
@@ -36,7 +44,8 @@ def licence_save(*, licence: Licence, fields: dict[str, Any], actor=None) -> Lic
 def licence_expire(*, licence: Licence, reason: str, actor=None) -> Licence:
     """End a licence now (revoked, surrendered, replaced): it no longer covers a shipment from today.
     Its expiry becomes yesterday (and a licence not yet in force never starts); the reason is kept in
-    the audit trail. Shipments that relied on it are checked again (`licence_save`)."""
+    the audit trail. Shipments that relied on it are checked again (`licence_save`): before departure
+    one left without cover is held; one gone already is an alert to the officers."""
     import datetime as dt
 
     from django.core.exceptions import ValidationError
@@ -56,19 +65,14 @@ def licence_expire(*, licence: Licence, reason: str, actor=None) -> Licence:
     fields = {"expires_on": yesterday}
     if licence.valid_from > yesterday:
         fields["valid_from"] = yesterday
-    licence = licence_save(licence=licence, fields=fields, actor=actor)
+    licence = licence_save(
+        licence=licence,
+        fields=fields,
+        actor=actor,
+        reason="A licence that covered or may cover this shipment ended early.",
+    )
     record(licence, action="update", message=f"Ended early: {reason}", actor=actor)
-    _recheck_users(licence, actor)
     return licence
-
-
-def _recheck_users(licence: Licence, actor) -> None:
-    """Shipments not yet departed that drew on the licence are checked again: it no longer covers them."""
-    from apps.shipments.models import Shipment
-
-    from .checks import _recheck
-
-    _recheck(Shipment.objects.filter(lines__drawdowns__licence=licence).distinct(), actor)
 
 
 def remaining(licences: list[Licence], *, exclude_shipment=None) -> dict[int, tuple[int, Decimal]]:

@@ -83,6 +83,7 @@ def screening_list_import(
         raise ValidationError({"version": "The file carries no version; give one."})
     if ScreeningList.objects.filter(name=name, version=version).exists():
         raise ValidationError({"version": f"{name} version {version} is already imported."})
+    before = active_index()
     with transaction.atomic():
         screening_list = ScreeningList(
             name=name,
@@ -100,6 +101,7 @@ def screening_list_import(
         ScreeningList.objects.filter(name=name, is_active=True).exclude(pk=screening_list.pk).update(
             is_active=False
         )
+        _answers_rest_on_lists(before, active_index(), f"{name} {version}", actor)
         if rescreen:
             from ..tasks import rescreen_parties
 
@@ -112,6 +114,60 @@ def screening_list_import(
             )
     invalidate_index()
     return screening_list
+
+
+def _answers_rest_on_lists(before: ActiveIndex, after: ActiveIndex, edition: str, actor) -> None:
+    """In the import's transaction: the parties of open shipments that the new edition screens
+    differently (an entry they match added, removed or changed) make those shipments' answers stale.
+    A party newly matching an entry has its shipments not yet departed checked now, in this
+    transaction, so they are held before anything can depart; the others are checked after it."""
+    from apps.shipments.models import ShipmentLine
+
+    from .inputs import InputsChanged, inputs_changed, naming
+
+    open_statuses = [s for s in ShipmentStatus.values if s not in TERMINAL]
+    org_ids = set(
+        ShipmentParty.objects.filter(shipment__status__in=open_statuses).values_list(
+            "organisation_id", flat=True
+        )
+    )
+    for shipper, exporter in ShipmentLine.objects.filter(shipment__status__in=open_statuses).values_list(
+        "shipper_id", "exporter_of_record_id"
+    ):
+        org_ids.update(pk for pk in (shipper, exporter) if pk)
+    threshold = float(default_threshold())
+
+    def matched(index: ActiveIndex, organisation) -> set[tuple[str, str]]:
+        hits = index.index.search(
+            organisation_names(organisation), country=organisation.country or None, threshold=threshold
+        )
+        return {(hit.entry_id, index.ids[hit.entry_id][1]) for hit in hits}
+
+    listed, changed = set(), set()
+    for organisation in Organisation.objects.filter(pk__in=org_ids).order_by("pk"):
+        was, now = matched(before, organisation), matched(after, organisation)
+        if now - was:
+            listed.add(organisation.pk)
+        elif was != now:
+            changed.add(organisation.pk)
+    if listed:
+        inputs_changed(
+            InputsChanged(
+                reason=f"{edition} imported: a party of this shipment is under restricted-party review "
+                "by Rackpass compliance.",
+                shipments=naming(listed),
+                actor=actor,
+                check_now=True,
+            )
+        )
+    if changed:
+        inputs_changed(
+            InputsChanged(
+                reason=f"{edition} imported: the list entries a party of this shipment matches changed.",
+                shipments=naming(changed) & ~naming(listed),
+                actor=actor,
+            )
+        )
 
 
 def _entry_row(

@@ -159,8 +159,12 @@ def settle(
       moves only with a release dated after the hold (`held_since`, for a hold put by hand), then
       as far as all the evidence allows — a shipment held after departure is cleared by the
       release, not returned blindly to where it was held.
-    - Nothing moves a shipment on compliance hold, not yet booked, delivered or cancelled."""
+    - Nothing moves a shipment on compliance hold, not yet booked, delivered or cancelled; a
+      milestone proving that goods held for compliance before departure moved is refused."""
     holds = [m.occurred_at for m in milestones if m.code == "customs_hold"]
+    # The milestone contradicts the flow and is not taken: goods held for compliance before they
+    # left are reported moving. `reason` says why (the API answers 409).
+    refused: bool = False
     last_hold = max(holds, default=None)
     releases = [m.occurred_at for m in milestones if m.code == "customs_released"]
     hold_open = last_hold is not None and not any(r > last_hold for r in releases)
@@ -205,6 +209,12 @@ def settle(
             else ""
         )
     if new.code == "customs_hold":
+        if hold_kind != HoldKind.CUSTOMS and held_from in BEFORE_DEPARTURE and _proves(new) is not None:
+            return Settlement(
+                refused=True,
+                reason="Held for compliance before departure: the goods must not leave until Rackpass "
+                "compliance releases the hold.",
+            )
         if not hold_open:
             return Settlement(reason="Customs released the shipment after this hold: it does not hold it.")
         # Walk first as far as the evidence (the hold included) proves, then hold there; what is

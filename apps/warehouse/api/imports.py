@@ -8,6 +8,7 @@ the background task refused it."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiResponse,
@@ -15,6 +16,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
@@ -73,11 +75,15 @@ class SerialImportSerializer(serializers.ModelSerializer):
     owner = serializers.PrimaryKeyRelatedField(read_only=True)
     problems = ProblemSerializer(many=True, read_only=True)
     status_url = serializers.SerializerMethodField(help_text="The background task to poll, if any.")
+    stalled = serializers.SerializerMethodField(
+        help_text="Running, but its worker stopped (its lease ran out): nothing was imported; "
+        "`POST …/rerun/` runs it again."
+    )
 
     class Meta:
         model = SerialImport
         fields = [
-            "id", "status", "site", "owner", "customs_reference", "file_name", "rows", "imported",
+            "id", "status", "stalled", "site", "owner", "customs_reference", "file_name", "rows", "imported",
             "problem_count", "problems", "error", "task_id", "status_url", "created_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
@@ -85,10 +91,14 @@ class SerialImportSerializer(serializers.ModelSerializer):
     def get_status_url(self, obj) -> str | None:
         return f"/api/v1/tasks/{obj.task_id}/" if obj.task_id else None
 
+    def get_stalled(self, obj) -> bool:
+        return obj.is_stalled()
+
 
 DONE_EXAMPLE = {
     "id": 12,
     "status": "done",
+    "stalled": False,
     "site": 3,
     "owner": 7,
     "customs_reference": "SG-TWH-2026-0042",
@@ -158,6 +168,33 @@ EXAMPLES = [
         summary="A serial import and, if refused, its problems",
         examples=[OpenApiExample("Imported", value=DONE_EXAMPLE, response_only=True)],
     ),
+    rerun=extend_schema(
+        tags=[TAG],
+        summary="Run a stalled or failed import again",
+        request=None,
+        responses={
+            202: OpenApiResponse(SerialImportSerializer, description="Queued again: poll `status_url`."),
+            409: OpenApiResponse(
+                description="Not stalled or failed: still running under its worker, or imported or refused."
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "Queued again",
+                value=DONE_EXAMPLE
+                | {
+                    "status": "queued",
+                    "rows": 120000,
+                    "imported": 0,
+                    "task_id": "9b1d7e2a-5c4f-4d3b-8e6a-2f0c1d9e8a77",
+                    "status_url": "/api/v1/tasks/9b1d7e2a-5c4f-4d3b-8e6a-2f0c1d9e8a77/",
+                    "finished_at": None,
+                },
+                response_only=True,
+                status_codes=["202"],
+            )
+        ],
+    ),
 )
 class SerialImportViewSet(
     AuditHistoryMixin, OrgScopedViewSetMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
@@ -194,3 +231,14 @@ class SerialImportViewSet(
             self.get_serializer(serial_import).data,
             status=status.HTTP_202_ACCEPTED if queued else status.HTTP_201_CREATED,
         )
+
+    @action(detail=True, methods=["post"])
+    def rerun(self, request, pk=None):
+        """Run a stalled import (its worker stopped; nothing was imported) or a failed one again,
+        from its stored file. 409 for one still running under its worker, imported or refused."""
+        serial_import = self.get_object()
+        try:
+            serial_import = imports.serial_import_rerun(serial_import=serial_import, actor=request.user)
+        except ValidationError as exc:
+            return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(serial_import).data, status=status.HTTP_202_ACCEPTED)
