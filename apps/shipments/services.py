@@ -649,6 +649,9 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
         if not shipment.legs.filter(role=LegRole.MAIN).exists():
             problems.append("No main-carriage leg is planned.")
         problems.extend(hooks.guard_problems(target, shipment))  # documents: required ones issued
+    elif target == ShipmentStatus.IN_TRANSIT:
+        # compliance: the goods leave only on a current, passing answer (not one gone stale)
+        problems.extend(hooks.guard_problems(target, shipment))
     elif target == ShipmentStatus.CANCELLED:
         problems.extend(
             workflow.cancel_problems(
@@ -661,9 +664,6 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
 
 
 def departed_at(shipment: Shipment) -> dt.datetime | None:
-    elif target == ShipmentStatus.IN_TRANSIT:
-        # compliance: the goods leave only on a current, passing answer (not one gone stale)
-        problems.extend(hooks.guard_problems(target, shipment))
     """When the goods left on the main carriage by the evidence: the earliest departure milestone
     not on an inbound leg, or actual departure of a leg that is not inbound (None: not departed)."""
     event = (
