@@ -39,6 +39,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "shipments.release_customs_hold": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
     "shipments.release_compliance_hold": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "shipments.cancel": frozenset({Role.COORDINATOR, Role.ADMIN}),
+    # Approved, not booked, back to draft: voids issued documents and reopens the compliance answer.
+    "shipments.amend": frozenset({Role.COORDINATOR, Role.ADMIN}),
     "sites.view": ALL_ROLES,
     "sites.edit": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
     "compliance.view": ALL_ROLES,

@@ -12,10 +12,19 @@ class DocumentsConfig(AppConfig):
 
         from . import demo
         from .bulk import GENERATE_REQUIRED
-        from .services import booking_problems, documents_void_on_cancel, missing_documents_labelled
+        from .services import (
+            amend_effects,
+            booking_problems,
+            documents_void_on_amend,
+            documents_void_on_cancel,
+            missing_documents_labelled,
+        )
 
-        # Cancelling voids the issued documents and supersedes the drafts, in the cancel's transaction.
+        # Cancelling voids the issued documents and supersedes the drafts, in the cancel's transaction;
+        # so does amending an approved shipment (back to draft).
         hooks.on_enter(ShipmentStatus.CANCELLED, documents_void_on_cancel)
+        hooks.on_enter(ShipmentStatus.DRAFT, documents_void_on_amend)
+        hooks.report_amend_effects(amend_effects)
         # Booking needs every required document issued; the shipment page lists the missing ones.
         hooks.guard(ShipmentStatus.BOOKED, booking_problems)
         hooks.report_missing_documents(missing_documents_labelled)

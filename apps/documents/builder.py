@@ -16,7 +16,9 @@ from apps.accounts.models import Organisation, User
 from apps.compliance.models import CheckLineResult, PartClassification
 from apps.compliance.services import approval_problems, latest_check
 from apps.core.countries import country_name
-from apps.shipments.engines.incoterms import IncotermRule
+from apps.shipments import readiness
+from apps.shipments.engines.incoterms import CARGO_CLAUSES, IncotermRule
+from apps.shipments.engines.incoterms import EDITION as INCOTERMS_EDITION
 from apps.shipments.engines.incoterms import rule as incoterm_rule
 from apps.shipments.models import LineSerial, Package, PackageItem, PartyRole, Shipment, ShipmentLine
 from apps.shipments.selectors import package_dangerous_goods, packing_issues, record_party_needs
@@ -36,7 +38,6 @@ DCS = (
 # Destinations whose customs usually ask for a certificate of origin on IT hardware.
 CERTIFICATE_OF_ORIGIN_COUNTRIES = frozenset({"SA", "AE", "KW", "QA", "BH", "OM", "EG", "JO"})
 ADVANCED_COMPUTING = ("3A090", "4A090")
-INCOTERMS_EDITION = "Incoterms 2020"  # the edition of the rules in shipments.engines.incoterms
 LICENCE_CODES = eei.LICENCE_EXCEPTION_CODES  # symbol → AES code, as the invoice shows it: "ACA (C68)"
 EEI_THRESHOLD, EEI_ALWAYS_DESTINATIONS = eei.EEI_THRESHOLD, eei.EEI_ALWAYS_DESTINATIONS
 
@@ -131,12 +132,6 @@ INVOICE_VALUE_DOCUMENTS = frozenset(
         DocumentType.EOR_AUTHORISATION,
     }
 )
-# Incoterms 2020, CIP and CIF A5: cover of at least the price in the contract plus 10%.
-MINIMUM_COVER = Decimal("1.10")
-CARGO_CLAUSES = {
-    "all risks (ICC A)": "Institute Cargo Clauses (A)",
-    "minimum (ICC C)": "Institute Cargo Clauses (C)",
-}
 CENT = Decimal("0.01")
 
 
@@ -336,8 +331,14 @@ def document_problems(shipment: Shipment, doc_type: str) -> list[Problem]:
     if doc_type in PACKED_DOCUMENTS:
         for issue in packing_issues(shipment):
             problems.append(Problem(issue.field, issue.message, f"{ship_url}#{issue.section}"))
-    if doc_type in INVOICE_VALUE_DOCUMENTS:
-        problems += _charge_problems(shipment, lines, edit_url)
+    if doc_type in INVOICE_VALUE_DOCUMENTS or doc_type == DocumentType.SLI:
+        # The charges and cover the Incoterm calls for (the SLI states the insured value too): the
+        # rule review already applied (shipments.readiness), read again on today's figures.
+        goods = sum((line.line_value for line in lines), Decimal("0"))
+        problems += [
+            Problem(gap.field, gap.message, edit_url)
+            for gap in readiness.terms_problems(shipment, goods_value=goods)
+        ]
     if doc_type == DocumentType.CERTIFICATE_OF_ORIGIN and not _invoice_number(shipment):
         problems.append(
             Problem(
@@ -400,46 +401,6 @@ def _invoice_number(shipment: Shipment) -> str:
         shipment=shipment, doc_type=invoice, shipment__documents__doc_type=invoice
     )
     return reserved.values_list("number", flat=True).first() or ""
-
-
-def _charge_problems(shipment: Shipment, lines: list[ShipmentLine], edit_url: str) -> list[Problem]:
-    """Under the C rules the invoice value includes freight (and, for CIP and CIF, insurance): those
-    charges must be known, and CIP/CIF cover must reach 110% of the invoice value."""
-    rule = incoterm_rule(shipment.incoterm)
-    code = shipment.incoterm
-    problems = []
-    if rule.freight_on_invoice and shipment.freight_charge is None:
-        problems.append(
-            Problem(
-                "freight_charge",
-                f"Under {code} the invoice value includes the main carriage: enter the freight charge.",
-                edit_url,
-            )
-        )
-    if rule.insurance_on_invoice and shipment.insurance_charge is None:
-        problems.append(
-            Problem(
-                "insurance_charge",
-                f"Under {code} the invoice value includes the cargo insurance: enter the insurance charge.",
-                edit_url,
-            )
-        )
-    if problems or not rule.insurance_on_invoice or shipment.insurance_value is None:
-        return problems
-    value = sum((line.line_value for line in lines), shipment.freight_charge + shipment.insurance_charge)
-    minimum = (value * MINIMUM_COVER).quantize(CENT)
-    if shipment.insurance_value < minimum:
-        currency = shipment.currency
-        problems.append(
-            Problem(
-                "insurance_value",
-                f"The insured value ({currency} {shipment.insurance_value:,.2f}) is below 110% of the "
-                f"{code} value: insure at least {currency} {minimum:,.2f} ({INCOTERMS_EDITION}, "
-                f"{CARGO_CLAUSES[rule.insurance_cover]}).",
-                edit_url,
-            )
-        )
-    return problems
 
 
 def apportion(total: Decimal, weights: list[Decimal], *, fallback: list[int] | None = None) -> list[Decimal]:

@@ -294,11 +294,42 @@ def documents_void_on_cancel(event) -> None:
     "Shipment <ref> cancelled: <reason>", and every draft is superseded. Every issued file is
     checked and stamped before anything is written; one that is missing or altered refuses the
     cancel (`TransitionRefused`, naming each such document), and the whole cancel rolls back."""
+    _void_all(event, what="cancelled")
+
+
+def documents_void_on_amend(event) -> None:
+    """What amending an approved shipment (approved → draft, a `shipments.hooks` hook for `draft`)
+    does to its documents: as a cancel, with the reason "Shipment <ref> amended: <reason>". The
+    voided versions keep their numbers, versions and bytes; the corrected documents are new versions
+    generated after the shipment is approved again. Withdrawing a shipment from review (review →
+    draft) leaves its documents alone: none can have been issued."""
+    if event.before == "approved":
+        _void_all(event, what="amended")
+
+
+def amend_effects(shipment: Shipment) -> list[str]:
+    """What amending the shipment will do to its documents, for the confirmation page."""
+    sentences = [
+        f"{document.get_doc_type_display()} {document.number} version {document.version} (issued) will be "
+        "voided: kept with its number, version and bytes, and a copy stamped VOID."
+        for document in Document.objects.filter(shipment=shipment, status=DocumentStatus.ISSUED).order_by(
+            "doc_type", "version"
+        )
+    ]
+    drafts = Document.objects.filter(shipment=shipment, status=DocumentStatus.DRAFT).count()
+    if drafts:
+        sentences.append(f"{drafts} unissued draft version{'s' if drafts != 1 else ''} will be superseded.")
+    return sentences or ["No document is issued or drafted yet: nothing to void."]
+
+
+def _void_all(event, *, what: str) -> None:
+    """Void every issued document of the event's shipment and supersede every draft, saying the
+    shipment was `what` ("cancelled", "amended") and why; all or nothing."""
     from apps.core.audit import record, record_transition
     from apps.shipments.services import TransitionRefused
 
     shipment = event.shipment
-    reason = f"Shipment {shipment.reference} cancelled: {event.reason}"
+    reason = f"Shipment {shipment.reference} {what}: {event.reason}"
     documents = list(
         Document.objects.select_for_update()
         .filter(shipment=shipment, status__in=[DocumentStatus.ISSUED, DocumentStatus.DRAFT])
@@ -311,10 +342,11 @@ def documents_void_on_cancel(event) -> None:
             try:
                 copies[document.pk] = stamp_pdf(_verify(document), "VOID")
             except DocumentIntegrityError as exc:
-                problems.append(f"{exc} Restore it from a backup before cancelling.")
+                problems.append(f"{exc} Restore it from a backup first.")
     if problems:
+        verb = "cancelled" if what == "cancelled" else "amended"
         raise TransitionRefused(
-            f"{shipment.reference} cannot be cancelled: an issued document cannot be voided.",
+            f"{shipment.reference} cannot be {verb}: an issued document cannot be voided.",
             reasons=problems,
         )
     superseded = 0
@@ -338,7 +370,7 @@ def documents_void_on_cancel(event) -> None:
             shipment,
             action="update",
             actor=event.actor,
-            message=f"Shipment cancelled: {len(copies)} issued document(s) voided, "
+            message=f"Shipment {what}: {len(copies)} issued document(s) voided, "
             f"{superseded} draft(s) superseded.",
         )
 

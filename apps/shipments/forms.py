@@ -320,6 +320,17 @@ class TransitionForm(forms.Form):
     )
 
 
+class AmendForm(forms.Form):
+    """Why an approved shipment goes back to draft: recorded, and given on every document voided."""
+
+    reason = forms.CharField(
+        max_length=500,
+        validators=[TextValidator("line")],
+        help_text="Recorded in the shipment's history and on every document voided.",
+        error_messages={"required": "Say why the shipment is amended."},
+    )
+
+
 class SiteForm(ScopedChoicesFormMixin, forms.ModelForm):
     """A site; operator staff also say whose it is (`customer`): a customer's data centre kept by
     the operator is seen only by that customer, those connected with it and its shipments' parties."""

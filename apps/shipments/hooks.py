@@ -96,6 +96,22 @@ def missing_documents(shipment: Any) -> list[tuple[str, str, Any]]:
     return [row for provider in _missing_documents for row in provider(shipment)]
 
 
+# What amending an approved shipment will undo, for its confirmation page: the documents app lists
+# the issued documents to be voided and the drafts to be superseded.
+AmendEffects = Callable[[Any], list[str]]
+_amend_effects: list[AmendEffects] = []
+
+
+def report_amend_effects(provider: AmendEffects) -> None:
+    """Register `provider(shipment) -> [sentence, …]` (idempotent)."""
+    if provider not in _amend_effects:
+        _amend_effects.append(provider)
+
+
+def amend_effects(shipment: Any) -> list[str]:
+    return [sentence for provider in _amend_effects for sentence in provider(shipment)]
+
+
 # --- Bulk actions on the shipments list -------------------------------------------------------
 # The list shows a button per registered action to a user holding its capability, and one view
 # (`views.ShipmentBulkView`) runs the chosen one on the selected shipments the user may change.

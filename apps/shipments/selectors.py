@@ -15,6 +15,7 @@ from django.utils import timezone
 from apps.accounts.models import Organisation, RecordService, ServiceCoverage
 from apps.catalog.models import Part
 
+from . import readiness
 from .engines import freight as freight_engine
 from .engines import landed_cost as landed_cost_engine
 from .engines.record_parties import (
@@ -42,6 +43,7 @@ from .models import (
     TariffRate,
     TrackingEvent,
 )
+from .readiness import number_runs
 
 # --- lists ------------------------------------------------------------------------------------
 
@@ -208,18 +210,6 @@ def _facts(organisation: Organisation | None) -> PartyFacts | None:
             RegistrationFact(r.scheme, r.country, r.valid_until) for r in organisation.registrations.all()
         ),
     )
-
-
-def number_runs(numbers, *, listed: int = 10) -> str:
-    """Line numbers as runs, "1–1,500, 1,502": a consolidation's need may cover thousands."""
-    runs: list[list[int]] = []
-    for n in sorted(numbers):
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    text = ", ".join(f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in runs[:listed])
-    return text + (f" and {len(runs) - listed:,} more runs" if len(runs) > listed else "")
 
 
 @dataclass(frozen=True)
@@ -484,9 +474,8 @@ def packing_issues(shipment: Shipment) -> list[PackingProblem]:
     lines = shipment.lines.select_related("part").annotate(
         packed=Sum("package_items__quantity"),
     )
-    serial_counts = dict(
-        LineSerial.objects.filter(line__shipment=shipment).values_list("line_id").annotate(n=Count("id"))
-    )
+    # The same rule review flags (readiness): a serial number for every unit of a serialised part.
+    short = {number: count for number, count, _units in readiness.serial_gaps(shipment)}
     unpacked_serials = dict(
         LineSerial.objects.filter(line__shipment=shipment, package__isnull=True)
         .values_list("line_id")
@@ -504,12 +493,11 @@ def packing_issues(shipment: Shipment) -> list[PackingProblem]:
                 )
             )
         if line.part.is_serialised:
-            count = serial_counts.get(line.pk, 0)
-            if count != line.quantity:
+            if number in short:
                 problems.append(
                     PackingProblem(
                         f"lines[{number}].serials",
-                        f"Line {number}: {count} serial numbers for {line.quantity} units.",
+                        f"Line {number}: {short[number]} serial numbers for {line.quantity} units.",
                         "lines",
                     )
                 )

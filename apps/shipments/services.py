@@ -18,7 +18,7 @@ from apps.core.audit import record_transition
 from apps.core.sequences import next_reference
 from apps.core.validators import text_problem
 
-from . import hooks, selectors
+from . import hooks, readiness, selectors
 from .engines import workflow
 from .models import (
     EventCode,
@@ -628,6 +628,16 @@ TRANSITION_CAPABILITY = {
     ShipmentStatus.CANCELLED: "shipments.cancel",
 }
 RELEASE = "release"
+# Approved back to draft is an amendment: it voids issued documents and reopens a compliance
+# answer, so it is the coordinator's act, not every submitter's (see `transition_capability`).
+AMEND_CAPABILITY = "shipments.amend"
+
+
+def transition_capability(current: str, target: str) -> str:
+    """The capability that moving a shipment from `current` to `target` needs."""
+    if workflow.is_amendment(workflow.Status(current), workflow.Status(target)):
+        return AMEND_CAPABILITY
+    return TRANSITION_CAPABILITY[ShipmentStatus(target)]
 
 
 def guard_problems(shipment: Shipment, target: str) -> list[str]:
@@ -642,7 +652,10 @@ def guard_problems(shipment: Shipment, target: str) -> list[str]:
             if role not in roles:
                 problems.append(f"No {PartyRole(role).label.lower()} is named.")
         problems.extend(RecordPartyProblem(p) for p in selectors.record_party_problems(shipment))
+        # What the documents will need of the terms (CIP/CIF cover, the C rules' charges).
+        problems.extend(readiness.review_problems(shipment))
     elif target == ShipmentStatus.APPROVED:
+        problems.extend(readiness.review_problems(shipment))
         problems.extend(hooks.guard_problems(target, shipment))  # compliance: a passing check
     elif target == ShipmentStatus.BOOKED:
         problems.extend(selectors.packing_problems(shipment))
@@ -716,15 +729,27 @@ def shipment_transition(
             raise TransitionRefused(f"Unknown status {target!r}.") from exc
         if not workflow.can_move(workflow.Status(current), workflow.Status(new_status)):
             allowed = ", ".join(sorted(workflow.TRANSITIONS[workflow.Status(current)])) or "none"
-            raise TransitionRefused(
+            message = (
                 f"{shipment.reference} cannot go from {current.label.lower()} to {new_status.label.lower()} "
                 f"(allowed: {allowed}{', release' if current == ShipmentStatus.ON_HOLD else ''})."
             )
-        capability = TRANSITION_CAPABILITY[new_status]
+            # Back to draft from past review is an amendment: say why this one is not possible.
+            why = _amend_problems(shipment) if new_status == ShipmentStatus.DRAFT else []
+            raise TransitionRefused(message, reasons=why or None)
+        capability = transition_capability(current, new_status)
+    amending = target != RELEASE and workflow.is_amendment(
+        workflow.Status(current), workflow.Status(new_status)
+    )
     if check_capability and actor is not None and not actor.can(capability):
+        if amending:
+            raise TransitionForbidden("Your role may not amend an approved shipment (back to draft).")
         raise TransitionForbidden(f"Your role may not move a shipment to {new_status.label.lower()}.")
     if new_status in (ShipmentStatus.ON_HOLD, ShipmentStatus.CANCELLED) and not reason:
         raise TransitionRefused(f"A reason is required to put a shipment {new_status.label.lower()}.")
+    if amending and not reason:
+        raise TransitionRefused(
+            "Say why the shipment is amended: the reason is recorded and given on every document voided."
+        )
     if new_status == ShipmentStatus.ON_HOLD and hold_kind not in workflow.HoldKind.__members__.values():
         raise TransitionRefused("Say whether this is a compliance or a customs hold.")
     if target != RELEASE:
@@ -740,9 +765,14 @@ def shipment_transition(
         shipment.held_from, shipment.hold_kind, shipment.hold_reason = "", "", ""
     shipment.status = new_status
     shipment.status_changed_at = timezone.now()
+    if amending:
+        shipment.amendments += 1  # under the row lock taken above
     shipment.save(
-        update_fields=["status", "held_from", "hold_kind", "hold_reason", "status_changed_at", "updated_at"]
-    )
+        update_fields=[
+            "status", "held_from", "hold_kind", "hold_reason", "status_changed_at", "amendments",
+            "updated_at",
+        ]
+    )  # fmt: skip
     hooks.run_on_enter(
         hooks.Entered(
             shipment=shipment,
@@ -753,7 +783,7 @@ def shipment_transition(
             reason=reason,
         )
     )
-    label = "release" if target == RELEASE else ""
+    label = "release" if target == RELEASE else "amendment" if amending else ""
     record_transition(
         shipment,
         field="status",
@@ -763,6 +793,30 @@ def shipment_transition(
         reason=" — ".join(p for p in (label, hold_kind, reason) if p),
     )
     return shipment
+
+
+def _amend_problems(shipment: Shipment) -> list[str]:
+    return workflow.amend_problems(
+        workflow.Status(shipment.status),
+        held_from=workflow.Status(shipment.held_from) if shipment.held_from else None,
+    )
+
+
+@transaction.atomic
+def shipment_amend(*, shipment: Shipment, actor: User | None, reason: str) -> Shipment:
+    """Send an approved shipment that is not booked yet back to draft to correct its lines or terms.
+
+    A reason is required. In the same transaction, through the hooks of the apps above: every issued
+    document is voided with the reason (its version and bytes kept, a VOID copy added) and drafts
+    are superseded; the compliance answer is marked stale. The amendment is counted on the shipment
+    and the count is part of what the compliance answer rests on, so resubmitting runs the check
+    again on the amended data instead of re-applying the old approval."""
+    shipment = Shipment.objects.select_for_update().get(pk=shipment.pk)
+    if problems := _amend_problems(shipment):
+        raise TransitionRefused(
+            f"{shipment.reference} cannot be amended (sent back to draft).", reasons=problems
+        )
+    return shipment_transition(shipment=shipment, target=ShipmentStatus.DRAFT, actor=actor, reason=reason)
 
 
 # --- milestones -----------------------------------------------------------------------------

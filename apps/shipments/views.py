@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
@@ -29,13 +30,14 @@ from apps.core.views import (
     safe_next,
 )
 
-from . import hooks, selectors, services
+from . import hooks, readiness, selectors, services
 from .disclosure import freight_plan_for
 from .engines import workflow
 from .engines.freight import NoRateError
 from .engines.incoterms import rule as incoterm_rule
 from .filters import FreightRateFilter, ShipmentFilter, SiteFilter
 from .forms import (
+    AmendForm,
     EventForm,
     ExchangeRateForm,
     FreightRateForm,
@@ -223,17 +225,23 @@ def _actions_for(user, shipment: Shipment) -> list[dict]:
     for target in workflow.ORDER + [workflow.Status.ON_HOLD, workflow.Status.CANCELLED]:
         if target == workflow.Status.CANCELLED and workflow.cancel_problems(current, held_from=held_from):
             continue  # held after departure: goods on their way are not cancelled
-        if workflow.can_move(current, target) and user.can(
-            services.TRANSITION_CAPABILITY[ShipmentStatus(target)]
+        if not workflow.can_move(current, target) or not user.can(
+            services.transition_capability(current, target)
         ):
-            actions.append(
-                {
-                    "to": target.value,
-                    "label": _ACTION_LABELS.get(target, workflow.LABELS[target]),
-                    "needs_reason": target in (workflow.Status.ON_HOLD, workflow.Status.CANCELLED),
-                    "is_hold": target == workflow.Status.ON_HOLD,
-                }
-            )
+            continue
+        if workflow.is_amendment(current, target):
+            # Voids issued documents: a page that says so and asks why, not a one-click button.
+            link = reverse("shipments:shipment-amend", args=[shipment.reference])
+            actions.append({"to": target.value, "label": "Amend (back to draft)…", "link": link})
+            continue
+        actions.append(
+            {
+                "to": target.value,
+                "label": _ACTION_LABELS.get(target, workflow.LABELS[target]),
+                "needs_reason": target in (workflow.Status.ON_HOLD, workflow.Status.CANCELLED),
+                "is_hold": target == workflow.Status.ON_HOLD,
+            }
+        )
     if current == workflow.Status.ON_HOLD:
         capability = (
             "shipments.release_compliance_hold"
@@ -334,6 +342,8 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "actions": _actions_for(user, shipment) if can_change else [],
         "audit_events": events_for(user, AuditEvent.objects.for_object(shipment)),
         "missing_documents": hooks.missing_documents(shipment),
+        # What the documents will need, told before review rather than at generation.
+        **_readiness(shipment),
         # Links to higher apps' pages for this shipment (the warehouse: receive, allocate, pick, pack).
         "page_actions": hooks.page_actions(shipment, user),
         "line_form": forms_override.get("line_form") or LineForm(user=user),
@@ -346,6 +356,19 @@ def render_shipment(request, reference: str, status: int = 200, **forms_override
         "open_form": forms_override.get("open_form", "") or _reopened(request),
     }
     return render(request, "shipments/shipment_detail.html", context, status=status)
+
+
+def _readiness(shipment: Shipment) -> dict:
+    """Until it is booked: the terms that refuse review (`readiness_problems`) and the serialised
+    lines short of serial numbers (`readiness_warnings`). The lines are the page's prefetched ones."""
+    open_statuses = (ShipmentStatus.DRAFT, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED)
+    if shipment.status not in open_statuses:
+        return {"readiness_problems": [], "readiness_warnings": []}
+    goods = sum((line.line_value for line in shipment.lines.all()), Decimal("0"))
+    return {
+        "readiness_problems": readiness.review_problems(shipment, goods_value=goods),
+        "readiness_warnings": readiness.review_warnings(shipment),
+    }
 
 
 # Legs are listed in the order goods move: inbound to the hub, the main carriage, then onward.
@@ -437,6 +460,8 @@ class LineAddView(_ShipmentPostView):
             serials=data["serials"] or None,
             actor=self.request.user,
         )
+        for warning in readiness.line_warnings(line, line.serials.count()):
+            messages.warning(self.request, warning)
         return f"Line {line.line_number} added: {line.quantity} × {line.part}."
 
 
@@ -637,6 +662,9 @@ class TransitionView(CapabilityRequiredMixin, View):
         transaction.on_commit(after_commit)
         url = shipment.get_absolute_url()
         if form.cleaned_data["to"] == ShipmentStatus.COMPLIANCE_REVIEW:
+            # Review goes ahead; what the documents will still need is said now, not at generation.
+            for warning in readiness.review_warnings(shipment):
+                messages.warning(request, warning)
             # Entering review started the compliance check: the page shows its progress.
             task = (
                 TaskRecord.objects.filter(
@@ -649,6 +677,51 @@ class TransitionView(CapabilityRequiredMixin, View):
             if task:
                 url += f"?task={task}"
         return HttpResponseRedirect(url)
+
+
+class AmendView(CapabilityRequiredMixin, View):
+    """Amend an approved shipment that is not booked: a confirmation page saying what will be voided
+    and asking why, then `services.shipment_amend`."""
+
+    capability = "shipments.amend"
+
+    def get(self, request, reference):
+        return self._page(request, _get_shipment(request, reference, CHANGE), AmendForm())
+
+    def post(self, request, reference):
+        shipment = _get_shipment(request, reference, CHANGE)
+        form = AmendForm(request.POST)
+        if not form.is_valid():
+            return self._page(request, shipment, form, status=400)
+        try:
+            shipment = services.shipment_amend(
+                shipment=shipment, actor=request.user, reason=form.cleaned_data["reason"]
+            )
+        except services.TransitionForbidden as exc:
+            raise PermissionDenied(exc.message) from exc
+        except services.TransitionRefused as exc:
+            errors = {"message": exc.message, "reasons": exc.reasons}
+            return self._page(request, shipment, form, status=409, errors=errors)
+        messages.success(
+            request,
+            f"{shipment} is a draft again: correct it, then submit it for compliance review (the check "
+            "runs again).",
+        )
+        return HttpResponseRedirect(shipment.get_absolute_url())
+
+    def _page(self, request, shipment, form, *, status=200, errors=None):
+        problems = workflow.amend_problems(
+            workflow.Status(shipment.status),
+            held_from=workflow.Status(shipment.held_from) if shipment.held_from else None,
+        )
+        context = {
+            "shipment": shipment,
+            "form": form,
+            "problems": problems,
+            "effects": hooks.amend_effects(shipment) if not problems else [],
+            "errors": errors,
+        }
+        return render(request, "shipments/shipment_amend.html", context, status=status)
 
 
 class FreightPanelView(CapabilityRequiredMixin, View):

@@ -163,6 +163,12 @@ WALK: dict[str, Walk] = {
     "shipments.cancel": _transition(
         "cancelled", status={"status": "draft"}, data={"reason": "Order withdrawn by the customer"}
     ),
+    # Approved back to draft: a button on the shipment page to the confirmation form.
+    "shipments.amend": Walk(
+        url=lambda ctx: reverse("shipments:shipment-amend", args=[ctx.reference]),
+        shown_on=_shipment_page,
+        status={"status": "approved"},
+    ),
     "sites.view": Walk(url=lambda ctx: reverse("shipments:site-list"), shown_on=_menu),
     "sites.edit": Walk(
         url=lambda ctx: reverse("shipments:site-create"), shown_on=lambda ctx: reverse("shipments:site-list")

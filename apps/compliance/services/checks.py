@@ -251,6 +251,10 @@ def shipment_fingerprint(shipment: Shipment) -> str:
         ),
         "rules": [CLASSIFICATION_RULES, DETERMINATION_RULES],
     }
+    if shipment.amendments:
+        # An amended shipment is a new version even when nothing above changed: its resubmission
+        # is checked again, never approved by the answer given before the amendment.
+        state["amendments"] = shipment.amendments
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -1208,6 +1212,7 @@ def register_hooks() -> None:
 
     hooks.on_enter(ShipmentStatus.COMPLIANCE_REVIEW, start_check_on_review)
     hooks.on_enter(ShipmentStatus.CANCELLED, release_drawdowns_on_cancel)
+    hooks.on_enter(ShipmentStatus.DRAFT, mark_stale_on_amend)
     hooks.guard(ShipmentStatus.APPROVED, approval_problems)
     _register_part_columns()
     # Booking rests on the same answer: a classification, party or licence change since approval

@@ -95,6 +95,7 @@ SHIPMENT = {
     "payment_terms": "Net 30",
     "buyer_order_reference": "PO-CAC-2026-0412",
     "line_count": 2,
+    "amendments": 0,
     "created_at": "2026-11-24T09:12:44Z",
     "updated_at": "2026-11-24T09:30:02Z",
 }
@@ -120,6 +121,7 @@ LINE = {
     "exporter_of_record": None,
     "serials": ["QCT-HGX-24110031", "QCT-HGX-24110032"],
     "export_classification": {"eccn": "4A090.a", "source": "engine", "is_complete": True},
+    "warnings": [],
 }
 
 PACKAGE_WRITE = {
@@ -318,7 +320,30 @@ shipment_docs = documented(
                 },
                 request=True,
             ),
-            example("The shipment after the move", {**SHIPMENT, "status": "compliance_review"}),
+            example(
+                "The shipment after the move",
+                {
+                    **SHIPMENT,
+                    "status": "compliance_review",
+                    "warnings": [
+                        "Line 2: serialised parts without a serial number for every unit (line 2: 0 of "
+                        "8). The packing list and commercial invoice list one per unit: add them on the "
+                        "lines, or pack picked units from the warehouse, before the documents are "
+                        "generated."
+                    ],
+                },
+            ),
+        ],
+    },
+    amend={
+        "summary": "Amend an approved shipment that is not booked: back to draft, documents voided",
+        "examples": [
+            example(
+                "Amend",
+                {"reason": "Line 4 (optics) needs its serial numbers; the insured value was short."},
+                request=True,
+            ),
+            example("The shipment, in draft again", {**SHIPMENT, "status": "draft", "amendments": 1}),
         ],
     },
     events=[

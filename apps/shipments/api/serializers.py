@@ -27,6 +27,7 @@ from ..models import (
     TrackingEvent,
 )
 from ..models.shipments import LINE_QUANTITY_MAX, NUMBER_MAX
+from ..readiness import line_warnings
 from ..selectors import is_late, package_dangerous_goods
 
 
@@ -119,6 +120,7 @@ class ShipmentSerializer(serializers.ModelSerializer):
             "payment_terms",
             "buyer_order_reference",
             "line_count",
+            "amendments",
             "created_at",
             "updated_at",
         ]
@@ -245,6 +247,10 @@ class LineSerializer(serializers.ModelSerializer):
     description = serializers.CharField(required=False, max_length=300)
     country_of_origin = serializers.CharField(required=False, max_length=2)
     hs_code = serializers.CharField(required=False, max_length=14)
+    warnings = serializers.SerializerMethodField(
+        help_text="What the documents will miss on this line (a serialised part with fewer serial "
+        "numbers than units); a warning, not a refusal."
+    )
 
     class Meta:
         model = ShipmentLine
@@ -263,11 +269,15 @@ class LineSerializer(serializers.ModelSerializer):
             "exporter_of_record",
             "serials",
             "export_classification",
+            "warnings",
         ]
         read_only_fields = ["line_number", "export_classification"]
 
     def validate_hs_code(self, value):
         return normalise_hs_code(value)
+
+    def get_warnings(self, obj) -> list[str]:
+        return line_warnings(obj, len(obj.serials.all()))
 
 
 class PackageItemSerializer(serializers.Serializer):
@@ -401,6 +411,28 @@ class TransitionSerializer(serializers.Serializer):
     )
     hold_kind = serializers.ChoiceField(
         choices=[("compliance", "compliance"), ("customs", "customs")], required=False, allow_blank=True
+    )
+
+
+class ShipmentMovedSerializer(ShipmentSerializer):
+    """The shipment after a status change, with what to fix before its documents can be made."""
+
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="On a submission for review: serialised lines without a serial number for every "
+        "unit, named by line number (the documents will need them; review goes ahead).",
+    )
+
+    class Meta(ShipmentSerializer.Meta):
+        fields = [*ShipmentSerializer.Meta.fields, "warnings"]
+
+
+class AmendSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=500,
+        validators=[TextValidator("line")],
+        help_text="Why the approved shipment goes back to draft; given on every document voided.",
     )
 
 

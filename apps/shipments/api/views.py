@@ -11,7 +11,7 @@ from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.idempotency import idempotent
 from apps.core.scoping import CHANGE, VIEW
 
-from .. import selectors, services
+from .. import readiness, selectors, services
 from ..disclosure import freight_plan_for
 from ..engines.freight import CannotCarryError, MissingFiguresError, NoRateError, RateTableConflict
 from ..engines.landed_cost import CurrencyMismatch
@@ -21,6 +21,7 @@ from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
 from . import schema
 from .serializers import (
+    AmendSerializer,
     EventSerializer,
     ExchangeRateSerializer,
     FreightRateSerializer,
@@ -28,6 +29,7 @@ from .serializers import (
     LineSerializer,
     PackageSerializer,
     RecordPartiesSerializer,
+    ShipmentMovedSerializer,
     ShipmentSerializer,
     ShipmentWriteSerializer,
     SiteSerializer,
@@ -85,6 +87,7 @@ class ShipmentViewSet(
         "read": "shipments.view",
         "write": "shipments.edit",
         "transition": "shipments.view",
+        "amend": "shipments.view",
         "events": "shipments.view",
         "freight_options": "shipments.view",
         "record_parties": "shipments.view",
@@ -95,7 +98,7 @@ class ShipmentViewSet(
 
     def get_queryset(self):
         # Posting an event or asking for a transition needs visibility; the service checks the rest.
-        if self.action in ("events", "transition", "freight_options"):
+        if self.action in ("events", "transition", "amend", "freight_options"):
             return self.get_base_queryset().visible_to(self.request.user, VIEW)
         return super().get_queryset()
 
@@ -151,7 +154,7 @@ class ShipmentViewSet(
         fresh = attach_line_counts([self.get_base_queryset().get(pk=shipment.pk)])[0]
         return ShipmentSerializer(fresh, context=self.get_serializer_context()).data
 
-    @extend_schema(request=TransitionSerializer, responses={200: ShipmentSerializer, 409: None})
+    @extend_schema(request=TransitionSerializer, responses={200: ShipmentMovedSerializer, 409: None})
     @action(detail=True, methods=["post"])
     def transition(self, request, reference=None):
         """Move the shipment along its status flow (`to`: a status, or `release`). 409 when refused."""
@@ -170,6 +173,32 @@ class ShipmentViewSet(
                 actor=request.user,
                 reason=serializer.validated_data.get("reason", ""),
                 hold_kind=serializer.validated_data.get("hold_kind", ""),
+            )
+        except services.TransitionRefused as exc:
+            return _refused(exc, request=request, shipment=shipment)
+        submitted = serializer.validated_data["to"] == "compliance_review"
+        return Response(
+            {**self._read(shipment), "warnings": readiness.review_warnings(shipment) if submitted else []}
+        )
+
+    @extend_schema(request=AmendSerializer, responses={200: ShipmentSerializer, 403: None, 409: None})
+    @action(detail=True, methods=["post"])
+    def amend(self, request, reference=None):
+        """Send an approved shipment that is not booked back to draft to correct it (`reason`
+        required): its issued documents are voided with the reason and its compliance answer is
+        stale, so it is checked again when resubmitted. 409 when it cannot be amended (booked or
+        later, or not approved), with why; 403 for a role without `shipments.amend`."""
+        shipment = self.get_object()
+        if not Shipment.objects.visible_to(request.user, CHANGE).filter(pk=shipment.pk).exists():
+            return Response(
+                {"detail": "Your organisation may read this shipment but not change it."},
+                status=status.HTTP_403_FORBIDDEN,
+            )
+        serializer = AmendSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            shipment = services.shipment_amend(
+                shipment=shipment, actor=request.user, reason=serializer.validated_data["reason"]
             )
         except services.TransitionRefused as exc:
             return _refused(exc, request=request, shipment=shipment)

@@ -7,6 +7,7 @@ records the default split of duties, which a contract may still vary.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
 from enum import StrEnum
 from typing import Literal
 
@@ -165,6 +166,23 @@ def rule(code: str) -> IncotermRule:
         return RULES[Incoterm(key)]
     except ValueError:
         raise ValueError(f"Unknown Incoterm {code!r}; use one of {', '.join(Incoterm)}.") from None
+
+
+EDITION = "Incoterms 2020"
+# CIP and CIF, article A5: the cover is at least the price in the contract plus 10 %, under the
+# Institute Cargo Clauses (A) for CIP and (C) for CIF.
+MINIMUM_COVER = Decimal("1.10")
+CARGO_CLAUSES: dict[str, str] = {
+    "all risks (ICC A)": "Institute Cargo Clauses (A)",
+    "minimum (ICC C)": "Institute Cargo Clauses (C)",
+}
+_CENT = Decimal("0.01")
+
+
+def minimum_cover(value: Decimal) -> Decimal:
+    """The least insured value for goods invoiced at `value` under CIP or CIF, to the cent (rounded
+    up: insuring the figure shown always meets the 110 %)."""
+    return (value * MINIMUM_COVER).quantize(_CENT, rounding=ROUND_CEILING)
 
 
 def mode_problem(code: str, mode: str) -> str | None:

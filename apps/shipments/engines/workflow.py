@@ -39,7 +39,11 @@ TRANSITIONS: dict[Status, frozenset[Status]] = {
     Status.DRAFT: frozenset({Status.COMPLIANCE_REVIEW, Status.CANCELLED}),
     Status.COMPLIANCE_REVIEW: frozenset({Status.APPROVED, Status.DRAFT, Status.ON_HOLD, Status.CANCELLED}),
     # approved → compliance_review: a re-check after a change of facts gave another answer.
-    Status.APPROVED: frozenset({Status.BOOKED, Status.COMPLIANCE_REVIEW, Status.ON_HOLD, Status.CANCELLED}),
+    # approved → draft: an amendment, to correct lines or terms before booking (a reason is required,
+    # issued documents are voided and the check runs again on resubmission).
+    Status.APPROVED: frozenset(
+        {Status.BOOKED, Status.COMPLIANCE_REVIEW, Status.DRAFT, Status.ON_HOLD, Status.CANCELLED}
+    ),
     Status.BOOKED: frozenset({Status.IN_TRANSIT, Status.ON_HOLD, Status.CANCELLED}),
     Status.IN_TRANSIT: frozenset({Status.AT_CUSTOMS, Status.ON_HOLD}),
     Status.AT_CUSTOMS: frozenset({Status.CLEARED, Status.ON_HOLD}),
@@ -93,6 +97,36 @@ class HoldKind(StrEnum):
 
 def can_move(current: Status, target: Status) -> bool:
     return target in TRANSITIONS[current]
+
+
+def is_amendment(current: Status, target: Status) -> bool:
+    """Approved back to draft: the one move that reopens lines and terms once compliance approved."""
+    return current == Status.APPROVED and target == Status.DRAFT
+
+
+def amend_problems(current: Status, *, held_from: Status | None = None) -> list[str]:
+    """Why a shipment in `current` cannot be amended (sent back to draft to be corrected)."""
+    if current == Status.APPROVED:
+        return []
+    if current in (Status.DRAFT, Status.COMPLIANCE_REVIEW):
+        return [
+            f"It is {LABELS[current].lower()}: "
+            + (
+                "its lines and terms can be changed as they are."
+                if current == Status.DRAFT
+                else "send it back to draft (withdraw it from review) to change it."
+            )
+        ]
+    if current == Status.ON_HOLD:
+        was = LABELS[held_from].lower() if held_from else "held"
+        return [f"It is on hold (held when {was}): release the hold first."]
+    if current in TERMINAL:
+        return [f"It is {LABELS[current].lower()}: nothing can be amended."]
+    return [
+        f"It is {LABELS[current].lower()}: only an approved shipment that is not booked yet can be "
+        "amended. Once booked, the carrier holds the booking and the issued documents: correct it with "
+        "the carrier, or cancel the shipment (before departure) and enter it again."
+    ]
 
 
 # Tracking event code → the status it proves the shipment reached.

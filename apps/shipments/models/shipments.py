@@ -142,6 +142,7 @@ class Shipment(AuditedModel, TimeStampedModel):
         "hold_reason",
         "status_changed_at",
         "eta",
+        "amendments",
     )
 
     reference = models.CharField(max_length=20, unique=True, editable=False)
@@ -222,6 +223,13 @@ class Shipment(AuditedModel, TimeStampedModel):
     status_changed_at = models.DateTimeField(default=timezone.now, validators=[validate_business_date])
     # Derived from events and legs by selectors.shipment_refresh_eta; stored so lists can filter "late".
     eta = models.DateField("ETA", null=True, blank=True, editable=False)
+    # Counted by services.shipment_amend: the compliance answer rests on it, so an approved shipment
+    # sent back to draft is checked again when resubmitted, even when nothing else changed.
+    amendments = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text="How many times the shipment was sent back from approved to draft to be corrected.",
+    )
 
     objects = ShipmentQuerySet.as_manager()
 
