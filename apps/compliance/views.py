@@ -188,6 +188,11 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 "task_id": request.GET.get("task", ""),
                 "can_run": request.user.can("compliance.run"),
                 "can_review": request.user.can("compliance.review"),
+                # Alerts name list entries and decisions: the operator's staff read them.
+                "alerts": []
+                if disclosure.is_partner(request.user)
+                else list(shipment.compliance_alerts.select_related("shipment", "acknowledged_by")),
+                **_four_eyes_context(request, shipment),
             },
         )
 
@@ -290,11 +295,6 @@ class PartClassificationView(CapabilityRequiredMixin, View):
 
 
 class LicenceListView(CapabilityRequiredMixin, FilteredListMixin, TemplateView):
-                # Alerts name list entries and decisions: the operator's staff read them.
-                "alerts": []
-                if disclosure.is_partner(request.user)
-                else list(shipment.compliance_alerts.select_related("shipment", "acknowledged_by")),
-                **_four_eyes_context(request, shipment),
     """The licences the user's organisation holds or is named on, with what is left of each; a
     compliance officer adds one below the list."""
 

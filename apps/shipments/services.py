@@ -904,6 +904,11 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
         held_since=shipment.status_changed_at if shipment.status == ShipmentStatus.ON_HOLD else None,
     )
     label = event.get_code_display()
+    if outcome.refused:
+        raise TransitionRefused(
+            f"{shipment.reference} is held for compliance: the “{label}” milestone is refused.",
+            reasons=[outcome.reason] + ([shipment.hold_reason] if shipment.hold_reason else []),
+        )
     said = remarks or f"{label} at {location}".strip()
     before, note = shipment.status, outcome.reason
     try:
@@ -962,11 +967,6 @@ def _apply_event_to_leg(event: TrackingEvent) -> None:
 @transaction.atomic
 def site_create(*, actor: User, fields: dict[str, Any]) -> Site:
     return _save(Site(owner=_owner_for(actor)), **fields)
-    if outcome.refused:
-        raise TransitionRefused(
-            f"{shipment.reference} is held for compliance: the “{label}” milestone is refused.",
-            reasons=[outcome.reason] + ([shipment.hold_reason] if shipment.hold_reason else []),
-        )
 
 
 @transaction.atomic

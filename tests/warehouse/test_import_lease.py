@@ -136,3 +136,10 @@ def test_the_api_and_the_page_run_a_stalled_import_again(
     assert response.status_code == 302 and response["Location"] == again.get_absolute_url()
     assert 'data-import-status="done"' in client.get(again.get_absolute_url()).content.decode()
     assert Unit.objects.count() == 18
+
+
+def test_a_partner_cannot_run_an_import_again(queued, supplier_user, api_as):
+    dead = killed_while_writing(queued)
+    run_out(dead)
+    assert api_as(supplier_user).post(f"{API}{dead.pk}/rerun/").status_code in (403, 404)
+    assert SerialImport.objects.get(pk=dead.pk).status == SerialImportStatus.RUNNING

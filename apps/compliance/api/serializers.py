@@ -103,8 +103,6 @@ class DeterminationRequestSerializer(serializers.Serializer):
     entity_list = serializers.BooleanField(default=False)
     denied_persons = serializers.BooleanField(default=False)
     unverified_list = serializers.BooleanField(default=False)
-    end_use_flags = serializers.ListField(
-        child=serializers.ChoiceField(choices=EndUseFlag.choices), default=list
     list_entry = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -113,6 +111,8 @@ class DeterminationRequestSerializer(serializers.Serializer):
         help_text="The list entry the end user's listing rests on, as listed (name, list, Federal Register "
         "notice): required with `entity_list`, so the determination names what it is based on.",
     )
+    end_use_flags = serializers.ListField(
+        child=serializers.ChoiceField(choices=EndUseFlag.choices), default=list
     )
     temporary = serializers.BooleanField(default=False)
     data_centre = serializers.BooleanField(default=True)
@@ -120,8 +120,6 @@ class DeterminationRequestSerializer(serializers.Serializer):
         max_digits=12, decimal_places=2, required=False, min_value=Decimal("0"), max_value=TPP_MAX
     )
 
-
-class DrawdownSerializer(serializers.ModelSerializer):
     def validate(self, attrs):
         listed = attrs["entity_list"] or attrs["denied_persons"] or attrs["unverified_list"]
         errors = {}
@@ -135,6 +133,8 @@ class DrawdownSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(errors)
         return attrs
 
+
+class DrawdownSerializer(serializers.ModelSerializer):
     shipment = serializers.CharField(source="line.shipment.reference")
     line_number = serializers.IntegerField(source="line.line_number")
 

@@ -157,6 +157,7 @@ class DeterminationView(APIView):
                 entity_list=v["entity_list"],
                 denied_persons=v["denied_persons"],
                 unverified_list=v["unverified_list"],
+                listed_entry=v["list_entry"].strip(),
             )
         try:
             result = determine(
@@ -169,7 +170,6 @@ class DeterminationView(APIView):
                 tpp=v.get("tpp"),
                 data_centre=v["data_centre"],
             )
-                listed_entry=v["list_entry"].strip(),
         except UnknownCountryError as exc:
             return Response({"destination": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except ValueError as exc:

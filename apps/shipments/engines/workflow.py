@@ -161,6 +161,9 @@ class Settlement:
     hold: bool = False
     steps: tuple[Status, ...] = ()
     reason: str = ""
+    # The milestone contradicts the flow and is not taken: goods held for compliance before they
+    # left are reported moving. `reason` says why (the API answers 409).
+    refused: bool = False
 
     @property
     def moves(self) -> bool:
@@ -196,9 +199,6 @@ def settle(
     - Nothing moves a shipment on compliance hold, not yet booked, delivered or cancelled; a
       milestone proving that goods held for compliance before departure moved is refused."""
     holds = [m.occurred_at for m in milestones if m.code == "customs_hold"]
-    # The milestone contradicts the flow and is not taken: goods held for compliance before they
-    # left are reported moving. `reason` says why (the API answers 409).
-    refused: bool = False
     last_hold = max(holds, default=None)
     releases = [m.occurred_at for m in milestones if m.code == "customs_released"]
     hold_open = last_hold is not None and not any(r > last_hold for r in releases)
@@ -209,6 +209,12 @@ def settle(
     if current in TERMINAL:
         return Settlement(reason=f"The shipment is already {LABELS[current].lower()}." if moving else "")
     if current == Status.ON_HOLD:
+        if hold_kind != HoldKind.CUSTOMS and held_from in BEFORE_DEPARTURE and _proves(new) is not None:
+            return Settlement(
+                refused=True,
+                reason="Held for compliance before departure: the goods must not leave until Rackpass "
+                "compliance releases the hold.",
+            )
         if hold_kind != HoldKind.CUSTOMS:
             return Settlement(
                 reason="Held for compliance: milestones never release a compliance hold." if moving else ""
@@ -243,12 +249,6 @@ def settle(
             else ""
         )
     if new.code == "customs_hold":
-        if hold_kind != HoldKind.CUSTOMS and held_from in BEFORE_DEPARTURE and _proves(new) is not None:
-            return Settlement(
-                refused=True,
-                reason="Held for compliance before departure: the goods must not leave until Rackpass "
-                "compliance releases the hold.",
-            )
         if not hold_open:
             return Settlement(reason="Customs released the shipment after this hold: it does not hold it.")
         # Walk first as far as the evidence (the hold included) proves, then hold there; what is
