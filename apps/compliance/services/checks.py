@@ -304,26 +304,22 @@ def compliance_check_run(
         existing = ComplianceCheck.objects.filter(shipment=shipment, shipment_version=version).first()
         if existing is not None:
             progress(100, "Already checked")
+            if existing.stale_since is not None:
+                _confirm(shipment, existing, actor)
             _apply_to_shipment(shipment, existing, actor)
             return existing
         check = _run(shipment, version, started, task_id, actor, progress)
     except OperationalError:
-            if existing.stale_since is not None:
-                _confirm(shipment, existing, actor)
         raise
     except Exception as exc:  # noqa: BLE001 — a check must end in a result, never a 500
         logger.exception("Compliance check of %s failed", shipment.reference)
         check = _write_error(shipment, started, task_id, actor, exc)
     _apply_to_shipment(shipment, check, actor)
+    alert_if_departed(shipment=shipment, check=check)
     progress(100, check.summary)
     return check
 
 
-    alert_if_departed(shipment=shipment, check=check)
-def _run(shipment, version, started, task_id, actor, progress) -> ComplianceCheck:
-    country_data = active_country_data()
-    parties = shipment_selectors.acting_parties(shipment)
-    roles = Roles.of(p for p in parties if p.pk)
 def _confirm(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> None:
     """Checked again after it was marked stale, the shipment's answer rests on the same facts as
     before (the change did not touch them): the answer is current again; its history says so."""
@@ -338,6 +334,10 @@ def _confirm(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> 
     )
 
 
+def _run(shipment, version, started, task_id, actor, progress) -> ComplianceCheck:
+    country_data = active_country_data()
+    parties = shipment_selectors.acting_parties(shipment)
+    roles = Roles.of(p for p in parties if p.pk)
     lines = list(
         shipment.lines.select_related(
             "part__manufacturer", "part__accelerator__manufacturer", "shipper", "exporter_of_record"
@@ -412,12 +412,12 @@ def _end_user_facts(org: Organisation, blocks: dict) -> EndUser:
     kind = block.list_kind if block else ""
     return EndUser(
         name=org.legal_name,
+        # The confirmed match the block rests on: the determination names the entry, not only a list.
+        listed_entry=block.hit.entry.as_listed if block else "",
         country=org.country,
         headquarters_country=org.country,
         entity_list=kind == "entity_list",
         denied_persons=kind == "denied_persons",
-        # The confirmed match the block rests on: the determination names the entry, not only a list.
-        listed_entry=block.hit.entry.as_listed if block else "",
         unverified_list=kind == "unverified_list",
         military_end_user=kind == "military_end_user",
     )
