@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.dateparse import parse_datetime
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,8 +20,26 @@ from .models import IdempotencyRecord
 HEADER = "Idempotency-Key"
 
 
+# A date and time with an offset or Z, as clients write instants ("…Z", "….000Z", "+05:30").
+_INSTANT = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$")
+
+
+def _normalised(value: Any) -> Any:
+    """The body as its meaning: an instant, however written, in one UTC form; so a client retrying
+    with "….000Z" for "…Z" sends the same request."""
+    if isinstance(value, dict):
+        return {key: _normalised(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_normalised(item) for item in value]
+    if isinstance(value, str) and _INSTANT.match(value):
+        parsed = parse_datetime(value)
+        if parsed is not None and parsed.tzinfo is not None:
+            return parsed.astimezone(dt.UTC).isoformat()
+    return value
+
+
 def _fingerprint(request: Request) -> str:
-    body = json.dumps(request.data, sort_keys=True, default=str)
+    body = json.dumps(_normalised(request.data), sort_keys=True, default=str)
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
 
 
