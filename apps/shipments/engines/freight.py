@@ -970,7 +970,9 @@ def plan_ocean(
             f"need{'s' if len(long) == 1 else ''} a 40' container"
         )
 
-    volume = sum((p.volume_m3 for p in items), Decimal(0)).quantize(_M3_STEP, rounding=ROUND_HALF_UP)
+    # Priced on the exact volume (the W/M rule rounds the charge, not the measure); shown to the litre.
+    exact_volume = sum((p.volume_m3 for p in items), Decimal(0))
+    volume = exact_volume.quantize(_M3_STEP, rounding=ROUND_HALF_UP)
     weight = sum((p.total_gross_kg for p in items), Decimal(0))
 
     containers: dict[str, int] = {}
@@ -1004,7 +1006,7 @@ def plan_ocean(
     lcl_cost: Decimal | None = None
     if per_cbm is None and per_tonne is None:
         pass
-    elif volume > lcl_max_m3:
+    elif exact_volume > lcl_max_m3:
         reasons.append(
             f"LCL not offered: {_fmt_qty(volume)} m³ is over the {_fmt_qty(lcl_max_m3)} m³ LCL limit"
         )
@@ -1013,9 +1015,9 @@ def plan_ocean(
         terms = []
         candidates = [lcl_minimum]
         if per_cbm is not None:
-            by_volume = money(volume * per_cbm)
+            by_volume = money(exact_volume * per_cbm)
             candidates.append(by_volume)
-            terms.append(f"{_fmt_qty(volume)} m³ × {_fmt_price(per_cbm)} = {_fmt_money(by_volume)}")
+            terms.append(f"{_fmt_qty(exact_volume)} m³ × {_fmt_price(per_cbm)} = {_fmt_money(by_volume)}")
         if per_tonne is not None:
             by_weight = money(tonnes * per_tonne)
             candidates.append(by_weight)
