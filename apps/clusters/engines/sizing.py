@@ -1,4 +1,4 @@
-"""The cluster sizing engine (issue 14): `size(inputs) -> SizingResult`, in closed form.
+"""The cluster sizing engine: `size(inputs) -> SizingResult`, in closed form.
 
 No Django imports and no per-GPU or per-rack objects: every count is arithmetic on a handful of
 integers, so sizing 131,072 GPUs costs what sizing 8 does. Every output is a `Figure` whose
@@ -21,6 +21,15 @@ Conventions (sources: ../shared/reference/sizing.md):
   device ÷ links per module⌉ per device (a DGX H100: 8 NICs on 4 twin-port modules). Switch side:
   one module per min(module links, ports per cage) ports, i.e. per ports × lanes links, counted
   over the tier's links. Copper (no optic given) needs none.
+- Node-side modules follow the system's compute cages (`SystemSpec.ports_per_cage`): a module
+  carries as many links as a cage has ports, else it is refused (twin-port in single-port cages
+  does not fit; single-port in twin-port cages leaves NICs unlinked).
+- Racks: a compute rack holds min(by units, by power) systems, fewer where its in-rack CDUs
+  (sized for that rack's liquid heat, with the redundancy per rack) need the units; in-row CDUs
+  serve a row of compute racks, with the redundancy per row. Every network's switches share
+  network racks, filled in order by units and power; switch and storage racks, cooled by air, are
+  filled to min(rack limit, air limit). PDUs per rack = ⌈rack kW ÷ PDU kW⌉ + redundancy, at least
+  the planner's count in a compute rack.
 - Checkpoint write bandwidth: the smaller of what the storage appliances write together and what
   the compute systems can push into the storage fabric (their storage ports at its port speed):
   a sharded checkpoint is written by every node at once, so the narrower of the two sets the pace.

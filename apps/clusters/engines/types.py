@@ -1,4 +1,4 @@
-"""The sizing engine's inputs and outputs (issue 14): plain, frozen dataclasses, no Django.
+"""The sizing engine's inputs and outputs: plain, frozen dataclasses, no Django.
 
 Django code (apps/clusters/services.py) builds a `DesignInputs` from a cluster design and the
 catalogue parts it names, calls `sizing.size(inputs)` and stores `SizingResult.as_dict()`. Every
