@@ -30,7 +30,7 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
         documents = list(
             services.visible_documents(
                 Document.objects.filter(shipment=shipment), request.user
-            ).select_related("issued_by", "voided_by")
+            ).select_related("issued_by__organisation", "voided_by")
         )
         requirements = builder.document_requirements(shipment)
         required = [(doc_type, why) for doc_type, needed, why in requirements if needed]
