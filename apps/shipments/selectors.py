@@ -769,6 +769,7 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
                 pieces=tuple(piece for piece, held in pieces if held & lines),
                 ready_date=leg.planned_departure or start,
                 label=f"Leg {leg.sequence}: {leg.origin.name} → {leg.destination.name}",
+                planned_mode=leg.mode,
             )
         )
     after = [leg for leg in legs if leg.role != LegRole.INBOUND]
@@ -783,6 +784,7 @@ def freight_route(shipment: Shipment, *, today: dt.date | None = None, legs: lis
                 pieces=everything,
                 ready_date=leg.planned_departure or start,
                 label=f"Leg {leg.sequence}: {leg.origin.name} → {leg.destination.name}",
+                planned_mode=leg.mode,
             )
         )
     if not after:

@@ -1592,6 +1592,9 @@ class RouteLeg:
     pieces: tuple[Piece, ...]
     ready_date: date
     label: str = ""
+    # The mode the leg records (a draft's plan, or the booking): when the plan prices it by
+    # another, it says so rather than putting that mode silently in its place.
+    planned_mode: str = ""
 
 
 @dataclass
@@ -1686,6 +1689,19 @@ def _plan_leg(
                 f"{name}: no option arrives by {deadline.isoformat()} ({why_deadline}): the earliest is "
                 f"{_describe(chosen)}, {_days(chosen.late_by_days(deadline))} late"
             )
+    reasons = [reason]
+    if leg.planned_mode and chosen.mode != leg.planned_mode:
+        why = (
+            "the cheapest"
+            if deadline is None
+            else "cheaper and on time"
+            if chosen.on_time
+            else "the earliest to arrive"
+        )
+        reasons.append(
+            f"{name}: planned by {leg.planned_mode}, but the plan prices it by {chosen.mode} ({why}); "
+            "the leg keeps its planned mode until you change it, and is booked by it."
+        )
     return LegPlan(
         sequence=leg.sequence,
         role=leg.role,
@@ -1697,7 +1713,7 @@ def _plan_leg(
         deadline=deadline,
         options=options,
         chosen=chosen,
-        reasons=[reason],
+        reasons=reasons,
     )
 
 
