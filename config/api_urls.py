@@ -47,6 +47,7 @@ router.register("screening-hits", compliance.ScreeningHitViewSet, basename="scre
 router.register("party-blocks", compliance.PartyBlockViewSet, basename="party-block")
 router.register("compliance-checks", compliance.ComplianceCheckViewSet, basename="compliance-check")
 router.register("hold-reasons", compliance.HoldReasonViewSet, basename="hold-reason")
+router.register("compliance-approvals", compliance.ApprovalViewSet, basename="compliance-approval")
 router.register("documents", documents.DocumentViewSet, basename="document")
 router.register("units", warehouse.UnitViewSet, basename="unit")
 router.register("stock/locations", warehouse.LocationViewSet, basename="stock-location")

@@ -28,6 +28,14 @@ class OrganisationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     list_filter = ("kind", "country", "is_active")
     search_fields = ("legal_name", "trading_name", "city")
     inlines = [RegistrationInline, CoverageInline, ContactInline]
+    # The four-eyes policy is changed by two compliance officers (a request and its approval),
+    # never by one administrator here.
+    readonly_fields = (
+        "compliance_four_eyes",
+        "four_eyes_changed_by",
+        "four_eyes_approved_by",
+        "four_eyes_changed_at",
+    )
 
 
 @admin.register(Connection)

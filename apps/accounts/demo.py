@@ -129,6 +129,8 @@ ORGANISATIONS = [
 USERS = [
     ("coordinator", "Sam", "Okafor", Role.COORDINATOR, "Rackpass Technologies Inc."),
     ("compliance", "Ines", "Duarte", Role.COMPLIANCE_OFFICER, "Rackpass Technologies Inc."),
+    # The second pair of eyes: decisions that loosen control take two compliance officers.
+    ("compliance2", "Bea", "Novak", Role.COMPLIANCE_OFFICER, "Rackpass Technologies Inc."),
     ("warehouse", "Wei", "Tan", Role.WAREHOUSE_OPERATOR, "Rackpass Technologies Inc."),
     ("admin", "Alex", "Morgan", Role.ADMIN, "Rackpass Technologies Inc."),
     ("forwarder", "Priya", "Nair", Role.PARTNER, "Meridian Air & Ocean Freight Pte. Ltd."),

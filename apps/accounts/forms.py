@@ -6,16 +6,12 @@ from .models import ApiToken, Connection, Contact, Organisation, OrganisationKin
 
 
 class OrganisationForm(forms.ModelForm):
-    """An organisation's details; the operator's compliance settings appear for administrators."""
-
-    settings_fields = ("block_reversal_needs_second_officer",)
+    """An organisation's details. Its four-eyes policy is not here: two compliance officers change
+    it on the compliance pages."""
 
     def __init__(self, *args, user=None, **kwargs):
+        # `user` is taken (and not needed) so the organisation views build every form alike.
         super().__init__(*args, **kwargs)
-        is_operator = self.instance.pk is not None and self.instance.kind == OrganisationKind.OPERATOR
-        if not (is_operator and user is not None and user.can("compliance.settings")):
-            for name in self.settings_fields:
-                del self.fields[name]
 
     class Meta:
         model = Organisation
@@ -32,7 +28,6 @@ class OrganisationForm(forms.ModelForm):
             "website",
             "notes",
             "is_active",
-            "block_reversal_needs_second_officer",
         ]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 

@@ -60,15 +60,25 @@ class Organisation(AuditedModel, TimeStampedModel):
     website = models.URLField(blank=True)
     notes = models.TextField(blank=True)
     is_active = models.BooleanField(default=True)
-    block_reversal_needs_second_officer = models.BooleanField(
-        "block reversal needs a second officer",
+    compliance_four_eyes = models.BooleanField(
+        "compliance four eyes",
         default=True,
         help_text=(
-            "Four eyes: lifting a blocked party (reversing a confirmed screening match) needs a second "
-            "compliance officer's approval. Read from the operator organisation, whose officers decide; "
-            "only an administrator changes it."
+            "Four eyes: an override that lowers an export classification's control, confirming a default "
+            "classification, releasing a compliance hold and lifting a blocked party each need a second "
+            "compliance officer of this organisation. Changed only by two compliance officers (one asks, "
+            "another approves, on the compliance pages); never in a form or the admin."
         ),
     )
+    # Who last switched it, for the note every decision taken while it is off carries (written
+    # with it by the compliance services' policy approval).
+    four_eyes_changed_by = models.ForeignKey(
+        "User", null=True, blank=True, on_delete=models.PROTECT, related_name="+", editable=False
+    )
+    four_eyes_approved_by = models.ForeignKey(
+        "User", null=True, blank=True, on_delete=models.PROTECT, related_name="+", editable=False
+    )
+    four_eyes_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = OrganisationQuerySet.as_manager()
 
@@ -113,6 +123,23 @@ class Organisation(AuditedModel, TimeStampedModel):
     def is_blocked(self) -> bool:
         """A confirmed restricted-party match blocks the organisation until it is reversed."""
         return bool(self.active_blocks)
+
+    @property
+    def four_eyes_note(self) -> str:
+        """Empty while four eyes is on; else what every decision taken alone records and shows:
+        "four eyes off (policy changed by X, approved by Y on date)"."""
+        if self.compliance_four_eyes:
+            return ""
+        if self.four_eyes_changed_at is None:
+            return "four eyes off (switched off before policy changes were recorded)"
+        changed, approved = (
+            (user.get_full_name() or user.username) if user else "unknown"
+            for user in (self.four_eyes_changed_by, self.four_eyes_approved_by)
+        )
+        return (
+            f"four eyes off (policy changed by {changed}, approved by {approved} on "
+            f"{timezone.localtime(self.four_eyes_changed_at):%Y-%m-%d})"
+        )
 
     @property
     def address_lines(self) -> list[str]:

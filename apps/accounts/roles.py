@@ -37,7 +37,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "shipments.track": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER, Role.WAREHOUSE_OPERATOR}),
     "shipments.hold": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "shipments.release_customs_hold": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),
-    "shipments.release_compliance_hold": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
+    # Released by a compliance decision (four eyes: apps.compliance.services.approvals).
+    "shipments.release_compliance_hold": frozenset({Role.COMPLIANCE_OFFICER}),
     "shipments.cancel": frozenset({Role.COORDINATOR, Role.ADMIN}),
     # Approved, not booked, back to draft: voids issued documents and reopens the compliance answer.
     "shipments.amend": frozenset({Role.COORDINATOR, Role.ADMIN}),
@@ -46,8 +47,9 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "compliance.view": ALL_ROLES,
     "compliance.run": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "compliance.review": frozenset({Role.COMPLIANCE_OFFICER, Role.ADMIN}),
-    # Compliance settings of the operator (e.g. four eyes for lifting a blocked party).
-    "compliance.settings": frozenset({Role.ADMIN}),
+    # Compliance decisions that loosen control and the four-eyes policy itself: asking for one and
+    # approving another officer's (override down, confirm a default, release a hold, lift a block).
+    "compliance.decide": frozenset({Role.COMPLIANCE_OFFICER}),
     "screening.adhoc": ALL_ROLES,
     "tasks.view": ALL_ROLES,
     "documents.view": ALL_ROLES,
@@ -72,8 +74,13 @@ CAPABILITIES: dict[str, frozenset[str]] = {
 }
 
 
+# Held by the role alone: a superuser (or an administrator) without the compliance officer role is
+# not a compliance officer, so one person cannot be both the officer and the second pair of eyes.
+ROLE_BOUND = frozenset({"compliance.decide", "shipments.release_compliance_hold"})
+
+
 def has_capability(role: str | None, capability: str, *, is_superuser: bool = False) -> bool:
-    if is_superuser:
+    if is_superuser and capability not in ROLE_BOUND:
         return True
     if capability not in CAPABILITIES:
         raise KeyError(f"Unknown capability {capability!r}")

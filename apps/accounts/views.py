@@ -82,7 +82,8 @@ class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
         if context["can_connect"]:
             context["connection_form"] = ConnectionForm(user=user, organisation=self.object)
         if self.object.active_blocks:
-            context["can_review"] = user.can("compliance.review")
+            # Only a compliance officer asks for or decides a lift (administrators are not officers).
+            context["can_review"] = user.can("compliance.decide")
             context["needs_second_officer"] = _operator_needs_second_officer(user)
         return context
 
@@ -90,10 +91,10 @@ class OrganisationDetailView(ScopedQuerysetMixin, AuditTrailMixin, DetailView):
 def _operator_needs_second_officer(user) -> bool:
     """The operator's four-eyes setting, from the user's own organisation when it is the operator."""
     if user.organisation_id is not None and user.organisation.kind == OrganisationKind.OPERATOR:
-        return user.organisation.block_reversal_needs_second_officer
+        return user.organisation.compliance_four_eyes
     value = (
         Organisation.objects.filter(kind=OrganisationKind.OPERATOR)
-        .values_list("block_reversal_needs_second_officer", flat=True)
+        .values_list("compliance_four_eyes", flat=True)
         .first()
     )
     return True if value is None else value

@@ -3,6 +3,7 @@ from django.contrib import admin
 from apps.core.admin import AuditTrailAdminMixin
 
 from .models import (
+    ComplianceApproval,
     ComplianceCheck,
     CountryDataVersion,
     ImportRequirement,
@@ -56,6 +57,16 @@ class ScreeningListAdmin(ReadOnlyAdmin):
 @admin.register(PartyBlock)
 class PartyBlockAdmin(ReadOnlyAdmin):
     list_display = ("organisation", "list_kind", "reason", "created_at", "lifted_at")
+
+
+@admin.register(ComplianceApproval)
+class ComplianceApprovalAdmin(ReadOnlyAdmin):
+    """Four-eyes decisions: read here, decided only by two compliance officers on the compliance
+    pages or the API (approving here would skip the second officer)."""
+
+    list_display = ("kind", "status", "requested_by", "requested_at", "decided_by", "decided_at")
+    list_filter = ("kind", "status")
+    list_select_related = ("requested_by", "decided_by")
 
 
 @admin.register(Licence)

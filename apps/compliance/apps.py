@@ -6,12 +6,21 @@ class ComplianceConfig(AppConfig):
     verbose_name = "Export-control compliance"
 
     def ready(self) -> None:
-        from .services import stale
-        from .services.checks import register_hooks
+        from .services import approvals, checks, stale
 
-        register_hooks()
+        checks.register_hooks()
+        approvals.register_hooks()
+        self._register_page_actions()
         stale.register()
         self._register_demo()
+
+    @staticmethod
+    def _register_page_actions() -> None:
+        from apps.shipments import hooks
+
+        from .views import shipment_page_actions
+
+        hooks.register_page_action(shipment_page_actions)
 
     @staticmethod
     def _register_demo() -> None:

@@ -18,7 +18,15 @@ from apps.shipments import services as shipment_services
 from apps.shipments.models import Shipment, ShipmentStatus, Site
 
 from . import services
-from .models import ImportRequirement, Licence, PartCertification, RequirementKind, ScreeningList
+from .models import (
+    ApprovalStatus,
+    ComplianceApproval,
+    ImportRequirement,
+    Licence,
+    PartCertification,
+    RequirementKind,
+    ScreeningList,
+)
 
 CSL_DEMO = Path(__file__).parent / "data" / "csl-demo.json"
 LIST_NAME = "US Consolidated Screening List"
@@ -68,22 +76,50 @@ def load_reference(**_options) -> dict[str, int]:
         )
     classified = confirmed = 0
     officer = User.objects.filter(username="compliance").first()
+    second = User.objects.filter(username="compliance2").first()
     for part in Part.objects.select_related("manufacturer", "accelerator__manufacturer"):
         current = part.classifications.filter(is_current=True).first()
         if current is None:
             current = services.part_classify(part=part)
             classified += 1
-        if current.needs_confirmation and officer is not None:
+        if current.needs_confirmation and officer is not None and second is not None:
             # The demo's officer has checked the catalogue's category defaults against the
-            # manufacturers' published classifications, so the demo shipments rely on confirmed ones.
-            services.part_classification_override(
+            # manufacturers' published classifications and the second officer approved each (four
+            # eyes), so the demo shipments rely on confirmed ones.
+            asked = services.part_classification_override(
                 part=part,
                 eccn=current.eccn,
                 reason="Demo: the manufacturer's published classification matches the category default.",
                 actor=officer,
             )
+            if isinstance(asked, ComplianceApproval):
+                services.approval_approve(approval=asked, actor=second)
             confirmed += 1
-    return {"classified parts": classified, "confirmed default classifications": confirmed}
+    return {
+        "classified parts": classified,
+        "confirmed default classifications": confirmed,
+        "requests awaiting a second officer": _pending_downgrade(officer),
+    }
+
+
+def _pending_downgrade(officer: User | None) -> int:
+    """One override the review queue shows as awaiting a second officer: the demo's officer asks to
+    take a 4A090.a server down to EAR99 on a vendor's letter; nothing changes until compliance2
+    approves or rejects it. Asked once."""
+    server = Part.objects.filter(part_number="SYS-821GE-TNHR", owner__kind="operator").first()
+    if officer is None or server is None:
+        return 0
+    if not ComplianceApproval.objects.filter(part=server).exists():
+        current = services.current_classification(server) or services.part_classify(part=server)
+        if current.eccn != "4A090.a":
+            return 0
+        services.part_classification_override(
+            part=server,
+            eccn="EAR99",
+            reason="Demo: the vendor's letter says the chassis ships without GPUs and is EAR99.",
+            actor=officer,
+        )
+    return ComplianceApproval.objects.filter(status=ApprovalStatus.PENDING).count()
 
 
 def approve(shipment: Shipment, moved_by: User) -> Shipment:

@@ -13,6 +13,13 @@ urlpatterns = [
         name="alert-acknowledge",
     ),
     path("compliance/blocks/<int:pk>/lift/", views.BlockLiftView.as_view(), name="block-lift"),
+    path("compliance/approvals/<int:pk>/", views.ApprovalDecideView.as_view(), name="approval-decide"),
+    path("compliance/four-eyes/", views.FourEyesView.as_view(), name="four-eyes"),
+    path(
+        "compliance/shipments/<str:reference>/release/",
+        views.HoldReleaseRequestView.as_view(),
+        name="hold-release",
+    ),
     path("compliance/holds/<int:pk>/resolve/", views.ResolveHoldView.as_view(), name="hold-resolve"),
     path("compliance/shipments/<str:reference>/", views.ShipmentComplianceView.as_view(), name="shipment"),
     path("compliance/shipments/<str:reference>/run/", views.RunCheckView.as_view(), name="run"),

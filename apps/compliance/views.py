@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Prefetch, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
@@ -25,8 +25,11 @@ from .engines.countries import chart_marks_for, groups_of
 from .filters import LicenceFilter
 from .forms import AdHocScreenForm, DecisionForm, LicenceForm, ListImportForm, OverrideForm, ResolveForm
 from .models import (
+    ApprovalKind,
+    ApprovalStatus,
     CheckLineResult,
     ComplianceAlert,
+    ComplianceApproval,
     HoldKind,
     HoldReason,
     Licence,
@@ -70,7 +73,92 @@ class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
         )
         context["decision_form"] = DecisionForm()
         context["alerts"], context["can_review"] = list(services.open_alerts()[:100]), True
+        # Four-eyes requests awaiting a second officer, oldest first: every decision that loosens
+        # control, with the buttons for an officer who did not ask.
+        context["approvals"] = list(
+            _approvals().filter(status=ApprovalStatus.PENDING).order_by("requested_at")[:200]
+        )
+        context["can_decide"] = self.request.user.can("compliance.decide")
         return context
+
+
+def _approvals():
+    return ComplianceApproval.objects.select_related(
+        "requested_by", "decided_by", "part__manufacturer", "shipment", "block__organisation"
+    )
+
+
+class ApprovalDecideView(CapabilityRequiredMixin, View):
+    """Approve, reject or withdraw a four-eyes request (compliance officers of its organisation)."""
+
+    capability = "compliance.decide"
+    done = {
+        "approve": "Approved: the decision takes effect.",
+        "reject": "Rejected: nothing changes.",
+        "withdraw": "Request withdrawn: nothing changes.",
+    }
+
+    def post(self, request, pk):
+        approval = get_object_or_404(ComplianceApproval.objects.visible_to(request.user, CHANGE), pk=pk)
+        action = request.POST.get("action", "")
+        try:
+            if action == "approve":
+                services.approval_approve(approval=approval, actor=request.user)
+            elif action == "reject":
+                services.approval_reject(
+                    approval=approval, actor=request.user, reason=request.POST.get("reason", "")
+                )
+            elif action == "withdraw":
+                services.approval_withdraw(approval=approval, actor=request.user)
+            else:
+                raise ValidationError("Choose to approve, reject or withdraw the request.")
+            messages.success(request, self.done[action])
+        except (ValidationError, PermissionDenied) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", None) or [str(exc)]))
+        return HttpResponseRedirect(safe_next(request, reverse("compliance:queue") + "#approvals"))
+
+
+class FourEyesView(CapabilityRequiredMixin, View):
+    """The organisation's four-eyes policy: where it stands, who changed it, and the request to
+    change it (two compliance officers: one asks here, another approves)."""
+
+    capability = "compliance.review"
+
+    def get(self, request, status=200):
+        organisation = request.user.organisation
+        policy = services.four_eyes_policy(organisation) if organisation is not None else None
+        approvals = (
+            list(_approvals().filter(kind=ApprovalKind.POLICY_CHANGE, organisation=organisation)[:20])
+            if organisation is not None
+            else []
+        )
+        return render(
+            request,
+            "compliance/four_eyes.html",
+            {
+                "policy": policy,
+                "approvals": approvals,
+                "pending": any(a.is_pending for a in approvals),
+                "can_decide": request.user.can("compliance.decide"),
+            },
+            status=status,
+        )
+
+    def post(self, request):
+        if not request.user.can("compliance.decide"):
+            return render(request, "403.html", status=403)
+        try:
+            services.four_eyes_policy_request(
+                organisation=request.user.organisation,
+                actor=request.user,
+                on=request.POST.get("four_eyes") == "on",
+                reason=request.POST.get("reason", ""),
+            )
+            messages.success(request, "Asked: a second compliance officer approves the change.")
+        except (ValidationError, PermissionDenied) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", None) or [str(exc)]))
+            return self.get(request, status=400)
+        return HttpResponseRedirect(reverse("compliance:four-eyes"))
 
 
 class HitDecisionView(CapabilityRequiredMixin, View):
@@ -95,7 +183,7 @@ class HitDecisionView(CapabilityRequiredMixin, View):
 class BlockLiftView(CapabilityRequiredMixin, View):
     """Request, approve, or withdraw/refuse lifting a block (reversing the confirmed match)."""
 
-    capability = "compliance.review"
+    capability = "compliance.decide"
     actions = {
         "request": ("Lift requested; a second compliance officer approves it.", "Block lifted."),
         "approve": ("Block lifted: the match is reversed.", None),
@@ -118,8 +206,8 @@ class BlockLiftView(CapabilityRequiredMixin, View):
                     block = services.block_lift_withdraw(block=block, actor=request.user, reason=reason)
                 pending, lifted = self.actions[action]
                 messages.success(request, lifted if (lifted and not block.is_active) else pending)
-            except ValidationError as exc:
-                messages.error(request, " ".join(exc.messages))
+            except (ValidationError, PermissionDenied) as exc:
+                messages.error(request, " ".join(getattr(exc, "messages", None) or [str(exc)]))
         return HttpResponseRedirect(safe_next(request, block.organisation.get_absolute_url()))
 
 
@@ -169,6 +257,18 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 result.licence_shown = result.licence_id is not None and (
                     visible is None or result.licence_id in visible
                 )
+            pending = (
+                {
+                    a.hold_reason_id: a
+                    for a in ComplianceApproval.objects.filter(
+                        status=ApprovalStatus.PENDING, hold_reason__compliance_check=check
+                    ).select_related("requested_by")
+                }
+                if request.user.can("compliance.review")
+                else {}
+            )
+            for reason in check.hold_reasons.all():
+                reason.pending_approval = pending.get(reason.pk)
             # A partner reads its own party result, without the screening's reasoning (issue 9).
             check.shown_party_results = disclosure.party_results_for(check.party_results.all(), request.user)
             for result in check.shown_party_results:
@@ -195,6 +295,64 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 **_four_eyes_context(request, shipment),
             },
         )
+
+
+def _four_eyes_context(request, shipment: Shipment) -> dict:
+    """The shipment's four-eyes requests (hold release, default confirmations) for the operator's
+    staff, and whether the user may ask to release its compliance hold."""
+    user = request.user
+    if not user.can("compliance.review"):
+        return {}
+    approvals = list(
+        _approvals()
+        .filter(Q(shipment=shipment) | Q(hold_reason__compliance_check__shipment=shipment))
+        .order_by("-requested_at")[:10]
+    )
+    held = shipment.status == ShipmentStatus.ON_HOLD and shipment.hold_kind == "compliance"
+    waiting = any(a.is_pending and a.kind == ApprovalKind.HOLD_RELEASE for a in approvals)
+    organisation = user.organisation
+    return {
+        "approvals": approvals,
+        "can_decide": user.can("compliance.decide"),
+        "can_release": held and not waiting and user.can("shipments.release_compliance_hold"),
+        "four_eyes_on": organisation is None or organisation.compliance_four_eyes,
+    }
+
+
+def shipment_page_actions(shipment, user) -> list[tuple[str, str]]:
+    """`shipments.hooks.register_page_action`: a compliance hold is released on the compliance page."""
+    if shipment.status != ShipmentStatus.ON_HOLD or shipment.hold_kind != "compliance":
+        return []
+    if not user.can("shipments.release_compliance_hold"):
+        return []
+    return [
+        (
+            "Release compliance hold (four eyes)",
+            reverse("compliance:shipment", args=[shipment.reference]) + "#release",
+        )
+    ]
+
+
+class HoldReleaseRequestView(CapabilityRequiredMixin, View):
+    """Ask to release a shipment's compliance hold (four eyes: a second officer approves it)."""
+
+    capability = "shipments.release_compliance_hold"
+
+    def post(self, request, reference):
+        shipment = _shipment(request, reference, CHANGE)
+        try:
+            approval = services.compliance_hold_release_request(
+                shipment=shipment, actor=request.user, reason=request.POST.get("reason", "")
+            )
+            messages.success(
+                request,
+                "Awaiting second officer: the shipment stays held until another compliance officer approves."
+                if approval.is_pending
+                else "Compliance hold released (four eyes is off).",
+            )
+        except (ValidationError, PermissionDenied) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", None) or [str(exc)]))
+        return HttpResponseRedirect(reverse("compliance:shipment", args=[shipment.reference]) + "#four-eyes")
 
 
 class RunCheckView(CapabilityRequiredMixin, View):
@@ -226,15 +384,22 @@ class ResolveHoldView(CapabilityRequiredMixin, View):
         shipment = hold.compliance_check.shipment
         if form.is_valid():
             try:
-                services.hold_reason_resolve(
+                hold = services.hold_reason_resolve(
                     hold=hold,
                     actor=request.user,
                     resolution=form.cleaned_data["resolution"],
                     licence_number=form.cleaned_data["licence_number"],
                 )
-                messages.success(request, "Hold reason resolved.")
-            except ValidationError as exc:
-                messages.error(request, " ".join(exc.messages))
+                if hold.resolved_at is None:
+                    messages.warning(
+                        request,
+                        "Awaiting second officer: the default classification is confirmed, and the reason "
+                        "resolved, when another compliance officer approves.",
+                    )
+                else:
+                    messages.success(request, "Hold reason resolved.")
+            except (ValidationError, PermissionDenied) as exc:
+                messages.error(request, " ".join(getattr(exc, "messages", None) or [str(exc)]))
         else:
             messages.error(request, "Say how the reason was resolved.")
         return HttpResponseRedirect(reverse("compliance:shipment", args=[shipment.reference]))
@@ -254,6 +419,8 @@ class PartClassificationView(CapabilityRequiredMixin, View):
         )
         for row in history:  # a partner reads "Rackpass staff" for the operator's officers
             row.created_by_label = person_label(row.created_by, request.user)
+        # Four-eyes requests about this part, for the operator's staff (the officers' words).
+        approvals = list(_approvals().filter(part=part)[:10]) if request.user.can("compliance.review") else []
         return render(
             request,
             self.template_name,
@@ -262,7 +429,9 @@ class PartClassificationView(CapabilityRequiredMixin, View):
                 "current": next((c for c in history if c.is_current), None),
                 "history": history,
                 "form": form or OverrideForm(),
-                "can_review": request.user.can("compliance.review"),
+                "can_review": request.user.can("compliance.decide"),
+                "can_decide": request.user.can("compliance.decide"),
+                "approvals": approvals,
                 "certifications": list(part.certifications.all()),
             },
             status=status,
@@ -276,18 +445,25 @@ class PartClassificationView(CapabilityRequiredMixin, View):
             row = services.part_classify(part=part, actor=request.user)
             messages.success(request, f"Engine result: {row.eccn or 'incomplete'}.")
             return HttpResponseRedirect(reverse("compliance:part", args=[part.pk]))
-        if not request.user.can("compliance.review"):
+        if not request.user.can("compliance.decide"):
             return render(request, "403.html", status=403)
         form = OverrideForm(request.POST)
         if form.is_valid():
             try:
-                services.part_classification_override(
+                result = services.part_classification_override(
                     part=part,
                     eccn=form.cleaned_data["eccn"],
                     reason=form.cleaned_data["reason"],
                     actor=request.user,
                 )
-                messages.success(request, "Classification overridden.")
+                if isinstance(result, ComplianceApproval):
+                    messages.warning(
+                        request,
+                        f"Awaiting second officer: {result.control_change}. Nothing changes until a second "
+                        "compliance officer approves it.",
+                    )
+                else:
+                    messages.success(request, "Classification overridden.")
                 return HttpResponseRedirect(reverse("compliance:part", args=[part.pk]))
             except ValidationError as exc:
                 form.add_error(None, exc)

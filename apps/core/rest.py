@@ -1,6 +1,7 @@
 """REST framework settings hooks: pagination and JSON errors (kept free of schema imports)."""
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import (
     RequestDataTooBig,
     TooManyFieldsSent,
@@ -123,6 +124,9 @@ def exception_handler(exc, context):
         else:
             detail = {"non_field_errors": exc.messages}
         exc = exceptions.ValidationError(detail)
+    elif isinstance(exc, DjangoPermissionDenied) and str(exc):
+        # A service's refusal says why (e.g. "you requested it": four eyes); keep its words.
+        exc = exceptions.PermissionDenied(str(exc))
     elif isinstance(exc, ProtectedError):
         request = context.get("request")
         shown, not_shown = visible_referrers(exc.protected_objects, getattr(request, "user", None))

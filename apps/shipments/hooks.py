@@ -81,6 +81,24 @@ def changed(shipment: Any, reason: str, actor: Any = None) -> None:
         listener(shipment, reason, actor)
 
 
+# A person releasing a hold of a kind (e.g. "compliance") through the status flow: a higher app
+# that decides such releases itself (compliance: four eyes) registers why it is refused here.
+# check(shipment, actor) -> [reason, …]. Moves the system makes (check_capability=False) skip it.
+ReleaseGuard = Callable[[Any, Any], list[str]]
+_release_guards: dict[str, list[ReleaseGuard]] = defaultdict(list)
+
+
+def release_guard(hold_kind: str, check: ReleaseGuard) -> None:
+    """Register `check` for releases of holds of `hold_kind` (idempotent)."""
+    if check not in _release_guards[str(hold_kind)]:
+        _release_guards[str(hold_kind)].append(check)
+
+
+def release_problems(shipment: Any, actor: Any) -> list[str]:
+    """Every reason a registered release guard gives against `actor` releasing `shipment`'s hold."""
+    return [p for check in _release_guards.get(str(shipment.hold_kind), ()) for p in check(shipment, actor)]
+
+
 # The documents app answers which required documents are not issued yet (for the shipment page).
 MissingDocuments = Callable[[Any], list[tuple[str, str, Any]]]
 _missing_documents: list[MissingDocuments] = []

@@ -752,6 +752,12 @@ def shipment_transition(
         )
     if new_status == ShipmentStatus.ON_HOLD and hold_kind not in workflow.HoldKind.__members__.values():
         raise TransitionRefused("Say whether this is a compliance or a customs hold.")
+    if target == RELEASE and check_capability:
+        problems = hooks.release_problems(shipment, actor)
+        if problems:
+            raise TransitionRefused(
+                f"{shipment.reference} cannot be released here: {' '.join(problems)}", reasons=problems
+            )
     if target != RELEASE:
         problems = guard_problems(shipment, new_status)
         if problems:

@@ -367,6 +367,8 @@ SPECTACULAR_SETTINGS = {
         "DocumentTypeEnum": "apps.documents.models.DocumentType",
         "EndUseFlagEnum": "apps.shipments.models.EndUseFlag",
         "ScreeningHitStatusEnum": "apps.compliance.models.HitStatus",
+        "ApprovalKindEnum": "apps.compliance.models.ApprovalKind",
+        "ApprovalStatusEnum": "apps.compliance.models.ApprovalStatus",
         "ClusterFabricKindEnum": "apps.clusters.models.FabricKind",
         "SizingRunStatusEnum": "apps.clusters.models.RunStatus",
         "BillOfMaterialsStatusEnum": "apps.clusters.models.BomStatus",

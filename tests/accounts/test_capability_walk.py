@@ -156,8 +156,13 @@ WALK: dict[str, Walk] = {
         "release",
         status={"status": "on_hold", "held_from": "booked", "hold_kind": "customs", "hold_reason": "Query"},
     ),
-    "shipments.release_compliance_hold": _transition(
-        "release",
+    # A compliance decision (four eyes): asked for on the compliance page, which the shipment page
+    # links to; the shipment page's own release button is not offered for a compliance hold.
+    "shipments.release_compliance_hold": Walk(
+        url=lambda ctx: reverse("compliance:hold-release", args=[ctx.reference]),
+        method="POST",
+        data={"reason": "Licence granted; the reasons are answered"},
+        shown_on=lambda ctx: reverse("compliance:shipment", args=[ctx.reference]),
         status={"status": "on_hold", "held_from": "booked", "hold_kind": "compliance", "hold_reason": "Hit"},
     ),
     "shipments.cancel": _transition(
@@ -180,12 +185,13 @@ WALK: dict[str, Walk] = {
         shown_on=lambda ctx: reverse("compliance:shipment", args=[ctx.reference]),
     ),
     "compliance.review": Walk(url=lambda ctx: reverse("compliance:queue"), shown_on=_menu),
-    # A field of the operator's own page: who lacks it gets the form without it (or no form).
-    "compliance.settings": Walk(
-        url=lambda ctx: reverse("accounts:organisation-update", args=[ctx.operator.pk]),
-        shown_on=lambda ctx: reverse("accounts:organisation-update", args=[ctx.operator.pk]),
-        marker=lambda ctx, url: 'name="block_reversal_needs_second_officer"',
-        refusal=0,  # 200 without the field, or 403 without organisations.edit
+    # Four-eyes decisions, e.g. asking to switch the policy (a second officer approves it).
+    "compliance.decide": Walk(
+        url=lambda ctx: reverse("compliance:four-eyes"),
+        method="POST",
+        data={"reason": "Audit week: one officer on duty"},
+        shown_on=lambda ctx: reverse("compliance:four-eyes"),
+        marker=lambda ctx, url: 'name="reason"',
     ),
     "screening.adhoc": Walk(
         url=lambda ctx: reverse("compliance:lists"),

@@ -22,6 +22,7 @@ from apps.shipments.models import Shipment, Site
 from tests.clusters import plan_world
 from tests.clusters.builders import cluster_parts
 from tests.factories import PASSWORD, OperatorFactory, OrganisationFactory, UserFactory
+from tests.four_eyes import classify_with_second_officer
 
 from .test_catalogue_flow import page  # noqa: F401  (the Chromium fixture)
 
@@ -63,7 +64,7 @@ def _world():
         part.save()
     compliance.country_data_load_default()
     for key, eccn in ECCNS.items():
-        compliance.part_classification_override(
+        classify_with_second_officer(
             part=parts[key], eccn=eccn, reason="Manufacturer's classification on file", actor=officer
         )
     plan_world.rates()

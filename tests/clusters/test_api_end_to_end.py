@@ -16,6 +16,7 @@ from apps.clusters.models import BomLine, ClusterDesign, ComplianceSummary, Sizi
 from apps.compliance import services as compliance
 from apps.shipments.models import Shipment
 from tests.factories import OrganisationFactory, UserFactory
+from tests.four_eyes import classify_with_second_officer
 
 from . import plan_world
 from .test_api import _ids
@@ -50,7 +51,7 @@ def world(operator, compliance_officer, parts):
         part.save()
     compliance.country_data_load_default()
     for key, eccn in ECCNS.items():
-        compliance.part_classification_override(
+        classify_with_second_officer(
             part=parts[key],
             eccn=eccn,
             reason="Manufacturer's classification on file",

@@ -21,6 +21,7 @@ from apps.core.models import AuditEvent, TaskRecord
 from apps.shipments.models import Site
 from tests.compliance.conftest import LIST
 from tests.factories import OrganisationFactory, UserFactory
+from tests.four_eyes import classify_with_second_officer
 
 from .builders import design_fields
 
@@ -68,7 +69,7 @@ def hand_bom(design, lines) -> BillOfMaterials:
 def classified(parts, compliance_officer, country_data):
     """Officers' classifications of the parts (the optic and the CDU are left out: see the tests)."""
     for key, eccn in {"system": "4A090.a", "switch": "5A992.c", "rack": "EAR99", "pdu": "EAR99"}.items():
-        compliance.part_classification_override(
+        classify_with_second_officer(
             part=parts[key],
             eccn=eccn,
             reason="Manufacturer's classification on file",
@@ -261,7 +262,7 @@ def test_the_api_starts_the_summary_as_a_task_and_reads_the_latest(
     assert latest["is_current"] is True and latest["requested_by"]
     assert [t["eccn"] for t in latest["result"]["eccn_totals"]][:2] == ["Not classified", "4A090.a"]
     summary = ComplianceSummary.objects.get()
-    moves = AuditEvent.objects.filter(action="transition", object_id=str(summary.pk)).order_by("id")
+    moves = AuditEvent.objects.for_object(summary).filter(action="transition").order_by("id")
     assert [e.changes["status"] for e in moves] == [["queued", "running"], ["running", "succeeded"]]
     # Idempotent: running the task's service again changes nothing.
     again = summaries.compliance_summary_execute(summary=summary)

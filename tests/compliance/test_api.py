@@ -31,6 +31,11 @@ def test_classify_and_override_with_history(coordinator, compliance_officer, api
         == 403
     )
     officer = api_as(compliance_officer)
+    # The engine first (5A992.c): from there 5A002.a raises control, which one officer decides.
+    assert (
+        api.post("/api/v1/classifications/run/", {"part": switch.pk}, format="json").json()["eccn"]
+        == "5A992.c"
+    )
     no_reason = officer.post(
         "/api/v1/classifications/", {"part": switch.pk, "eccn": "5A002.a", "reason": " "}, format="json"
     )

@@ -9,9 +9,10 @@ from django.core.exceptions import ValidationError
 
 from apps.compliance import services
 from apps.compliance.engines.classification import NO_ACCELERATOR
-from apps.compliance.models import ClassificationSource, Licence, PartClassification
+from apps.compliance.models import ClassificationSource, ComplianceApproval, Licence, PartClassification
 from apps.compliance.services import checks as check_services
 from tests.factories import PartFactory
+from tests.four_eyes import classify_with_second_officer, second_officer_of
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_an_unchanged_answer_with_a_different_needs_confirmation_is_still_stored
 def test_an_officer_override_needs_no_confirmation(db, compliance_officer, changes):
     switch = PartFactory(category="network_switch", encryption=False)
     assert services.part_classify(part=switch).needs_confirmation is True
-    row = services.part_classification_override(
+    row = classify_with_second_officer(  # 5A991 → 5A991.b: another number, four eyes
         part=switch, eccn="5A991.b", reason="Manufacturer's classification letter", actor=compliance_officer
     )
     assert (row.eccn, row.needs_confirmation, row.source) == ("5A991.b", False, ClassificationSource.OFFICER)
@@ -146,7 +147,7 @@ def test_an_override_normalises_the_case(db, compliance_officer, changes):
 
 def test_an_override_outside_the_known_entries_is_kept_with_a_warning(db, compliance_officer, changes):
     part = PartFactory(category="other", hs_code="854231")
-    row = services.part_classification_override(
+    row = classify_with_second_officer(  # from unclassified: four eyes
         part=part, eccn="3A001.a.7", reason="Radiation-hardened FPGA", actor=compliance_officer
     )
     assert row.eccn == "3A001.a.7"
@@ -186,6 +187,11 @@ def test_the_override_form_offers_the_known_eccns_and_refuses_bad_ones(complianc
     assert bad.status_code == 400 and "eccn" in bad.context["form"].errors
     good = client.post(f"/compliance/parts/{part.pk}/", {"eccn": "5a991", "reason": "vendor letter"})
     assert good.status_code == 302
+    # From unclassified to 5A991 lowers control: a second officer approves (test_four_eyes.py).
+    assert not PartClassification.objects.filter(part=part, is_current=True).exists()
+    pending = ComplianceApproval.objects.get(part=part, status="pending")
+    assert pending.eccn == "5A991"
+    services.approval_approve(approval=pending, actor=second_officer_of(compliance_officer))
     assert PartClassification.objects.get(part=part, is_current=True).eccn == "5A991"
 
 
@@ -226,7 +232,7 @@ def test_a_changed_classification_notifies_open_shipments_and_an_unchanged_one_d
     ((part_pk, actor, reason),) = changes
     assert part_pk == dgx.pk and actor == compliance_officer
     assert "incomplete" in reason and "4A994" in reason
-    services.part_classification_override(
+    classify_with_second_officer(  # confirming the default: four eyes
         part=dgx, eccn="4A994", reason="CPU-only, confirmed", actor=compliance_officer
     )
     assert len(changes) == 2

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from apps.accounts.models import ServiceCoverage
@@ -251,9 +251,17 @@ def test_a_confirmed_match_cannot_be_typed_away(
     assert not check.hold_reasons.filter(resolved_at__isnull=False).exists()
     with pytest.raises(TransitionRefused):
         shipment_transition(shipment=shipment, target="approved", actor=compliance_officer)
-    # Releasing the hold does not walk past it either: the check of this version holds again.
-    with django_capture_on_commit_callbacks(execute=True):
+    # Nor does releasing the hold: one officer cannot (four eyes: test_four_eyes.py), and released
+    # by two, the check of this version holds it again.
+    with pytest.raises(TransitionRefused, match="compliance page"):
         shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
+    from tests.four_eyes import second_officer_of
+
+    asked = services.compliance_hold_release_request(
+        shipment=shipment, actor=compliance_officer, reason="Released to see it held again"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        services.approval_approve(approval=asked, actor=second_officer_of(compliance_officer))
     assert status_of(shipment) == "on_hold"
 
 
@@ -447,9 +455,13 @@ def test_a_category_default_needs_an_officers_confirmation(
     assert hold.kind == HoldKind.UNCONFIRMED and "EAR99" in hold.text and status_of(shipment) == "on_hold"
     with pytest.raises(ValidationError):
         services.hold_reason_resolve(hold=hold, actor=compliance_officer, resolution="ok")
-    services.hold_reason_resolve(
+    asked = services.hold_reason_resolve(
         hold=hold, actor=compliance_officer, resolution="Vendor datasheet states EAR99 (rev. 2026-03)"
     )
+    # Confirming a default is a four-eyes decision (test_four_eyes.py): a second officer approves.
+    from tests.four_eyes import second_officer_of
+
+    services.approval_approve(approval=asked.pending_approval, actor=second_officer_of(compliance_officer))
     current = services.current_classification(pdu)
     assert current.source == "officer" and current.eccn == "EAR99" and not current.needs_confirmation
     # The confirmation is a new classification: the shipment's check of the new version passes.
@@ -556,7 +568,7 @@ def test_reversing_a_confirmed_match_takes_two_officers_and_then_the_shipment_mo
     services.block_lift_request(
         block=block, actor=compliance_officer, reason="Different CIN; Indian start-up"
     )
-    with pytest.raises(ValidationError):
+    with pytest.raises(PermissionDenied):
         services.block_lift_approve(block=block, actor=compliance_officer)  # not the same officer
     assert status_of(shipment) == "on_hold"
     second = UserFactory(

@@ -216,8 +216,9 @@ def test_queue_page_shows_each_hit_once_with_shipments(
 ):
     client = browser_as(compliance_officer)
     client.get("/compliance/")
-    with django_assert_num_queries(7):
-        # session, user, hits, their shipments, hold reasons, shipments waiting, blocks
+    with django_assert_num_queries(9):
+        # session, user, hits, their shipments, hold reasons, shipments waiting, blocks, four-eyes requests,
+        # open alerts
         page = client.get("/compliance/").content.decode()
     hits = page.split('id="hits"')[1]
     assert hits.count("NORTHERN STAR SHIPPING LLC</strong>") == 1
@@ -232,7 +233,7 @@ def test_queue_page_shows_each_hit_once_with_shipments(
 
     more = OrganisationFactory(legal_name="Blue Lotus Electronics Trading", country="HK", city="Hong Kong")
     services.organisation_screen(organisation=more)
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(9):
         assert client.get("/compliance/").content.decode().count("Decide</button>") == 3
 
 

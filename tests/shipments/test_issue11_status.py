@@ -297,7 +297,7 @@ def test_the_page_offers_no_cancel_for_a_shipment_held_after_departure(
     booked, coordinator, admin_user, api_as, browser_as
 ):
     client = browser_as(admin_user)
-    held_before = hold(booked, admin_user, kind="compliance")
+    held_before = hold(booked, admin_user, kind="customs")
     assert 'value="cancelled"' in client.get(held_before.get_absolute_url()).content.decode()
     services.shipment_transition(shipment=held_before, target="release", actor=admin_user)
     post(api_as(coordinator), booked, "departed", 3)

@@ -101,11 +101,11 @@ def test_parts_sort_and_export(coordinator, browser_as):
 def test_the_parts_list_shows_each_parts_eccn(
     coordinator, compliance_officer, browser_as, django_assert_max_num_queries
 ):
-    from apps.compliance.services.classification import part_classification_override
     from tests.factories import PartFactory
+    from tests.four_eyes import classify_with_second_officer
 
     classified, unknown = PartFactory(), PartFactory()
-    part_classification_override(
+    classify_with_second_officer(
         part=classified, eccn="5A992.c", reason="Maker's letter", actor=compliance_officer
     )
     client = browser_as(coordinator)

@@ -60,15 +60,15 @@ def test_booking_waits_for_the_check_of_the_shipment_as_it_is_now(
     # An officer's override changes what the approval rested on: until the re-check it queued has
     # run, the approved shipment cannot be booked on the old answer.
     from apps.compliance.services import compliance_check_run
-    from apps.compliance.services.classification import part_classification_override
     from apps.documents.services import documents_issue_required
     from apps.shipments.services import TransitionRefused
+    from tests.four_eyes import classify_with_second_officer
 
     shipment = approve(ready_to_book(), coordinator)
     documents_issue_required(shipment=shipment, actor=coordinator)
     part = shipment.lines.get().part
     with django_capture_on_commit_callbacks(execute=False):  # the re-check is queued, not yet run
-        part_classification_override(
+        classify_with_second_officer(
             part=part, eccn="5A992.c", reason="Manufacturer's classification letter", actor=compliance_officer
         )
     with pytest.raises(TransitionRefused) as refused:

@@ -152,7 +152,17 @@ def test_hold_returns_to_where_it_came_from(ready_to_book, coordinator, complian
     assert (held.status, held.held_from, held.hold_kind) == ("on_hold", "compliance_review", "compliance")
     with pytest.raises(TransitionRefused, match="Your role"):
         services.shipment_transition(shipment=shipment, target="release", actor=coordinator)
-    released = services.shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
+    # A compliance hold is released by a compliance decision: two officers (four eyes).
+    with pytest.raises(TransitionRefused, match="compliance page"):
+        services.shipment_transition(shipment=shipment, target="release", actor=compliance_officer)
+    from apps.compliance import services as compliance
+    from tests.four_eyes import second_officer_of
+
+    asked = compliance.compliance_hold_release_request(
+        shipment=shipment, actor=compliance_officer, reason="Not the listed entity"
+    )
+    compliance.approval_approve(approval=asked, actor=second_officer_of(compliance_officer))
+    released = Shipment.objects.get(pk=shipment.pk)
     assert (released.status, released.held_from, released.hold_reason) == ("compliance_review", "", "")
 
 

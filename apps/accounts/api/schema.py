@@ -41,11 +41,12 @@ ORGANISATION_WRITE = {
     "website": "https://www.qct.io",
     "notes": "",
     "is_active": True,
-    "block_reversal_needs_second_officer": True,
 }
 ORGANISATION = {
     "id": 7,
     **ORGANISATION_WRITE,
+    "compliance_four_eyes": True,
+    "four_eyes_note": "",
     "is_blocked": False,
     "blocks": [],
     "registrations": [],

@@ -54,6 +54,10 @@ class OrganisationBlockSerializer(serializers.Serializer):
 class OrganisationSerializer(serializers.ModelSerializer):
     registrations = RegistrationSerializer(many=True, read_only=True)
     contacts = ContactSerializer(many=True, read_only=True)
+    four_eyes_note = serializers.SerializerMethodField(
+        help_text="Empty while four eyes is on; else 'four eyes off (policy changed by X, approved by Y on "
+        "date)', which every compliance decision taken alone records (operator staff only)."
+    )
     is_blocked = serializers.BooleanField(
         read_only=True, help_text="A confirmed restricted-party match blocks the organisation's shipments."
     )
@@ -75,7 +79,8 @@ class OrganisationSerializer(serializers.ModelSerializer):
             "website",
             "notes",
             "is_active",
-            "block_reversal_needs_second_officer",
+            "compliance_four_eyes",
+            "four_eyes_note",
             "is_blocked",
             "blocks",
             "registrations",
@@ -83,14 +88,15 @@ class OrganisationSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["created_at", "updated_at"]
+        # The four-eyes policy is changed by two compliance officers (a request and its approval
+        # under /api/v1/compliance-approvals/), never by saving the organisation.
+        read_only_fields = ["compliance_four_eyes", "created_at", "updated_at"]
 
-    def validate_block_reversal_needs_second_officer(self, value: bool) -> bool:
-        current = self.instance.block_reversal_needs_second_officer if self.instance else True
+    def get_four_eyes_note(self, obj) -> str:
         request = self.context.get("request")
-        if value != current and not (request and request.user.can("compliance.settings")):
-            raise serializers.ValidationError("Only an administrator changes the four-eyes setting.")
-        return value
+        if not (request and request.user.is_operator_staff):
+            return ""
+        return obj.four_eyes_note
 
 
 class ConnectionSerializer(serializers.ModelSerializer):

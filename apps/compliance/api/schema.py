@@ -445,6 +445,91 @@ hold_reason_docs = documented(
         ],
     },
 )
+APPROVAL = {
+    "id": 12,
+    "kind": "classification_override",
+    "kind_label": "Classification override",
+    "status": "pending",
+    "status_label": "Awaiting second officer",
+    "subject": "Supermicro SYS-821GE-TNHR: 4A090.a → EAR99",
+    "reason": "The vendor's letter of 2026-11-28 classifies the chassis without GPUs as EAR99.",
+    "requested_by": "compliance",
+    "requested_at": "2026-12-02T08:00:00Z",
+    "decided_by": None,
+    "decided_at": None,
+    "decision_note": "",
+    "four_eyes_note": "",
+    "part": 57,
+    "part_number": "SYS-821GE-TNHR",
+    "eccn_before": "4A090.a",
+    "eccn": "EAR99",
+    "control_change": "4A090.a (a controlled entry (x0xx–x8xx, 600 series, .z paragraph)) → EAR99 "
+    "(EAR99: on no CCL entry) lowers control",
+    "hold_reason": None,
+    "shipment": None,
+    "block": None,
+    "four_eyes": None,
+    "classification": None,
+}
+approval_docs = documented(
+    "Four eyes",
+    "four-eyes request",
+    "four-eyes requests",
+    read=APPROVAL,
+    create={
+        "summary": "Ask for a four-eyes decision (a second compliance officer approves it)",
+        "examples": [
+            example(
+                "Override a server to EAR99",
+                {
+                    "kind": "classification_override",
+                    "part": 57,
+                    "eccn": "EAR99",
+                    "reason": APPROVAL["reason"],
+                },
+                request=True,
+            ),
+            example(
+                "Release a compliance hold",
+                {
+                    "kind": "hold_release",
+                    "shipment": "SHP-2026-000123",
+                    "reason": "Licence D1234567 granted.",
+                },
+                request=True,
+            ),
+            example(
+                "Switch four eyes off",
+                {"kind": "policy_change", "four_eyes": False, "reason": "Audit week: one officer on duty."},
+                request=True,
+            ),
+            example("Awaiting second officer", APPROVAL, status=201),
+        ],
+    },
+    approve={
+        "summary": "Approve another officer's request (it takes effect now)",
+        "examples": [
+            example(
+                "Approved",
+                {
+                    **APPROVAL,
+                    "status": "approved",
+                    "status_label": "Approved by a second officer",
+                    "decided_by": "compliance2",
+                    "decided_at": "2026-12-02T09:30:00Z",
+                    "classification": 311,
+                },
+            )
+        ],
+    },
+    reject={
+        "summary": "Reject another officer's request, saying why",
+        "examples": [
+            example("Why not", {"reason": "The letter covers another configuration."}, request=True)
+        ],
+    },
+    withdraw={"summary": "Withdraw your own request"},
+)
 task_docs = documented(
     TASKS,
     get={"summary": "State and progress of a background task", "examples": [example("Running", TASK)]},

@@ -3,7 +3,7 @@ from decimal import Decimal
 from django.urls import reverse
 from rest_framework import serializers
 
-from apps.accounts.models import Organisation
+from apps.accounts.models import Organisation, OrganisationKind
 from apps.catalog.models import TPP_MAX, Part
 from apps.core.api import ScopedPrimaryKeyRelatedField
 from apps.core.countries import COUNTRY_CHOICES
@@ -13,8 +13,10 @@ from apps.shipments.models import EndUseFlag, PartyRole, ShipmentStatus
 from .. import disclosure
 from ..engines.eccn import eccn_problem, normalise_eccn
 from ..models import (
+    ApprovalKind,
     CheckLineResult,
     CheckPartyResult,
+    ComplianceApproval,
     ComplianceCheck,
     HoldReason,
     Licence,
@@ -340,7 +342,7 @@ class PartyBlockSerializer(serializers.ModelSerializer):
         source="lifted_by.username", default=None, allow_null=True, read_only=True
     )
     needs_second_officer = serializers.SerializerMethodField(
-        help_text="Whether a lift needs a second officer's approval (the operator's four-eyes setting)."
+        help_text="Whether a lift needs a second officer's approval (the operator's four-eyes policy)."
     )
 
     class Meta:
@@ -369,9 +371,10 @@ class PartyBlockSerializer(serializers.ModelSerializer):
 
     def get_needs_second_officer(self, obj) -> bool:
         if "needs_second_officer" not in self.context:
-            from .. import services
-
-            self.context["needs_second_officer"] = services.block_reversal_needs_second_officer()
+            # The operator's policy (on when there is no operator yet).
+            self.context["needs_second_officer"] = not Organisation.objects.filter(
+                kind=OrganisationKind.OPERATOR, compliance_four_eyes=False
+            ).exists()
         return self.context["needs_second_officer"]
 
 
@@ -555,3 +558,97 @@ class ResolveSerializer(serializers.Serializer):
         max_length=60,
         help_text="For a licence-required reason: the number of a licence held by the shipment's exporter.",
     )
+
+
+class ApprovalSerializer(serializers.ModelSerializer):
+    """A four-eyes decision: asked for by one compliance officer, decided by another."""
+
+    kind_label = serializers.CharField(source="get_kind_display", read_only=True)
+    status_label = serializers.CharField(
+        source="get_status_display",
+        read_only=True,
+        help_text="'Awaiting second officer' until a second compliance officer approves or rejects it.",
+    )
+    subject = serializers.CharField(read_only=True)
+    requested_by = serializers.CharField(source="requested_by.username", read_only=True)
+    decided_by = serializers.CharField(
+        source="decided_by.username", default=None, allow_null=True, read_only=True
+    )
+    part_number = serializers.CharField(
+        source="part.part_number", default=None, allow_null=True, read_only=True
+    )
+    shipment = serializers.CharField(
+        source="shipment.reference", default=None, allow_null=True, read_only=True
+    )
+
+    class Meta:
+        model = ComplianceApproval
+        fields = [
+            "id",
+            "kind",
+            "kind_label",
+            "status",
+            "status_label",
+            "subject",
+            "reason",
+            "requested_by",
+            "requested_at",
+            "decided_by",
+            "decided_at",
+            "decision_note",
+            "four_eyes_note",
+            "part",
+            "part_number",
+            "eccn_before",
+            "eccn",
+            "control_change",
+            "hold_reason",
+            "shipment",
+            "block",
+            "four_eyes",
+            "classification",
+        ]
+        read_only_fields = fields
+
+
+class ApprovalRequestSerializer(serializers.Serializer):
+    """Ask for a four-eyes decision. Which fields are needed depends on `kind`."""
+
+    kind = serializers.ChoiceField(choices=ApprovalKind.choices)
+    reason = serializers.CharField(help_text="Why: the second officer decides on it.")
+    part = ScopedPrimaryKeyRelatedField(
+        queryset=Part.objects.all(), required=False, help_text="classification_override: the part."
+    )
+    eccn = EccnField(required=False, help_text="classification_override: the ECCN proposed.")
+    hold_reason = serializers.IntegerField(
+        required=False, help_text="default_confirmation: the hold reason asking for the confirmation."
+    )
+    shipment = serializers.CharField(
+        required=False, max_length=30, help_text="hold_release: the reference of the held shipment."
+    )
+    block = serializers.IntegerField(required=False, help_text="block_lift: the block to lift.")
+    four_eyes = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="policy_change: the policy asked for."
+    )
+
+    NEEDS = {
+        ApprovalKind.CLASSIFICATION_OVERRIDE: ("part", "eccn"),
+        ApprovalKind.DEFAULT_CONFIRMATION: ("hold_reason",),
+        ApprovalKind.HOLD_RELEASE: ("shipment",),
+        ApprovalKind.BLOCK_LIFT: ("block",),
+        ApprovalKind.POLICY_CHANGE: ("four_eyes",),
+    }
+
+    def validate(self, attrs):
+        missing = {
+            name: f"Required for {ApprovalKind(attrs['kind']).label.lower()}."
+            for name in self.NEEDS[attrs["kind"]]
+            if attrs.get(name) in (None, "")
+        }
+        if missing:
+            raise serializers.ValidationError(missing)
+        return attrs
+
+
+class ApprovalRejectSerializer(serializers.Serializer):
+    reason = serializers.CharField(help_text="Why the request is rejected.")

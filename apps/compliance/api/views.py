@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,7 +21,9 @@ from .. import services
 from ..engines.countries import UnknownCountryError, chart_marks_for, groups_of
 from ..engines.determination import EndUser, determine
 from ..models import (
+    ApprovalKind,
     CheckLineResult,
+    ComplianceApproval,
     ComplianceCheck,
     HitStatus,
     HoldReason,
@@ -34,6 +37,9 @@ from ..models import (
 from . import schema
 from .serializers import (
     AdHocScreeningSerializer,
+    ApprovalRejectSerializer,
+    ApprovalRequestSerializer,
+    ApprovalSerializer,
     BlockLiftRequestSerializer,
     BlockLiftWithdrawSerializer,
     ClassificationSerializer,
@@ -80,8 +86,12 @@ class ClassificationViewSet(
     def get_queryset(self):
         return self.get_base_queryset().visible_to(self.request.user)
 
-    @extend_schema(request=OverrideSerializer, responses={201: ClassificationSerializer})
+    @extend_schema(
+        request=OverrideSerializer, responses={201: ClassificationSerializer, 202: ApprovalSerializer}
+    )
     def create(self, request, *args, **kwargs):
+        """A compliance officer's classification. One that lowers control, or confirms a category
+        default, waits for a second officer (four eyes): 202 with the pending request."""
         data = OverrideSerializer(data=request.data, context=self.get_serializer_context())
         data.is_valid(raise_exception=True)
         part = _visible_part(request, data.validated_data["part"])
@@ -91,6 +101,8 @@ class ClassificationViewSet(
             reason=data.validated_data["reason"],
             actor=request.user,
         )
+        if isinstance(row, ComplianceApproval):
+            return Response(ApprovalSerializer(row).data, status=status.HTTP_202_ACCEPTED)
         return Response(
             ClassificationSerializer(row, context=self.get_serializer_context()).data,
             status=status.HTTP_201_CREATED,
@@ -405,8 +417,8 @@ class PartyBlockViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
         context = super().get_serializer_context()
         organisation = self.request.user.organisation if self.request.user.is_authenticated else None
         if organisation is not None and organisation.kind == OrganisationKind.OPERATOR:
-            # The operator's setting, loaded with the officer: no query for it.
-            context["needs_second_officer"] = organisation.block_reversal_needs_second_officer
+            # The operator's policy, loaded with the officer: no query for it.
+            context["needs_second_officer"] = organisation.compliance_four_eyes
         return context
 
     def _answer(self, block):
@@ -440,6 +452,96 @@ class PartyBlockViewSet(AuditHistoryMixin, viewsets.ReadOnlyModelViewSet):
             block=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
         )
         return self._answer(block)
+
+
+@schema.approval_docs
+class ApprovalViewSet(
+    AuditHistoryMixin, OrgScopedViewSetMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
+):
+    """Four-eyes decisions: a classification override that lowers control, confirming a default
+    classification, releasing a compliance hold, lifting a block and switching four eyes off or
+    on. One compliance officer asks (POST); another of the same organisation approves or rejects;
+    until then nothing takes effect ("Awaiting second officer"). Administrators are not compliance
+    officers: they read the list, they neither ask nor decide."""
+
+    queryset = ComplianceApproval.objects.select_related(
+        "requested_by", "decided_by", "part__manufacturer", "shipment", "block__organisation"
+    )
+    serializer_class = ApprovalSerializer
+    filterset_fields = ["status", "kind", "part"]
+    ordering_fields = ["requested_at", "decided_at"]
+    capabilities = {"read": "compliance.review", "write": "compliance.decide"}
+
+    @extend_schema(request=ApprovalRequestSerializer, responses={201: ApprovalSerializer})
+    def create(self, request, *args, **kwargs):
+        data = ApprovalRequestSerializer(data=request.data, context=self.get_serializer_context())
+        data.is_valid(raise_exception=True)
+        approval = _ask(request.user, data.validated_data)
+        return Response(self._answer(approval), status=status.HTTP_201_CREATED)
+
+    def _answer(self, approval) -> dict:
+        return self.get_serializer(self.get_base_queryset().get(pk=approval.pk)).data
+
+    @extend_schema(request=None, responses=ApprovalSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        """Approve another officer's request: the decision takes effect now. Your own: 403."""
+        return Response(
+            self._answer(services.approval_approve(approval=self.get_object(), actor=request.user))
+        )
+
+    @extend_schema(request=ApprovalRejectSerializer, responses=ApprovalSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        """Reject another officer's request, saying why: nothing changes."""
+        data = ApprovalRejectSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        approval = services.approval_reject(
+            approval=self.get_object(), actor=request.user, reason=data.validated_data["reason"]
+        )
+        return Response(self._answer(approval))
+
+    @extend_schema(request=None, responses=ApprovalSerializer)
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request, pk=None):
+        """Withdraw your own request: nothing changes."""
+        return Response(
+            self._answer(services.approval_withdraw(approval=self.get_object(), actor=request.user))
+        )
+
+
+def _ask(user, data: dict) -> ComplianceApproval:
+    """Route a request to the service of its kind; subjects are looked up in the user's scope,
+    so another organisation's is "not found" (400 naming the field)."""
+    kind, reason = data["kind"], data["reason"]
+    if kind == ApprovalKind.CLASSIFICATION_OVERRIDE:
+        return services.classification_decision(
+            part=data["part"], eccn=data["eccn"], reason=reason, actor=user
+        )
+    if kind == ApprovalKind.DEFAULT_CONFIRMATION:
+        hold = _operator_record(user, HoldReason, data["hold_reason"], "hold_reason")
+        hold = services.hold_reason_resolve(hold=hold, actor=user, resolution=reason)
+        return hold.pending_approval or ComplianceApproval.objects.filter(hold_reason=hold).latest("id")
+    if kind == ApprovalKind.HOLD_RELEASE:
+        shipment = Shipment.objects.visible_to(user, CHANGE).filter(reference=data["shipment"]).first()
+        if shipment is None:
+            raise DRFValidationError({"shipment": f"No shipment {data['shipment']} that you may change."})
+        return services.compliance_hold_release_request(shipment=shipment, actor=user, reason=reason)
+    if kind == ApprovalKind.BLOCK_LIFT:
+        block = _operator_record(user, PartyBlock, data["block"], "block")
+        services.block_lift_request(block=block, actor=user, reason=reason)
+        return ComplianceApproval.objects.filter(block=block).latest("id")
+    return services.four_eyes_policy_request(
+        organisation=user.organisation, actor=user, on=data["four_eyes"], reason=reason
+    )
+
+
+def _operator_record(user, model, pk: int, field: str):
+    """A hold reason or a block: the operator's staff's records (the review queue's)."""
+    found = model.objects.filter(pk=pk).first() if user.is_operator_staff else None
+    if found is None:
+        raise DRFValidationError({field: f'Invalid pk "{pk}" - object does not exist.'})
+    return found
 
 
 @schema.compliance_check_docs
@@ -501,7 +603,9 @@ class HoldReasonViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=ResolveSerializer, responses=HoldReasonSerializer)
     @action(detail=True, methods=["post"])
     def resolve(self, request, pk=None):
-        """Resolve one reason; when none is left the shipment's compliance hold is released."""
+        """Resolve one reason; when none is left the shipment's compliance hold is released. A
+        default classification's reason stays open until a second compliance officer approves the
+        confirmation (four eyes: see `/compliance-approvals/`)."""
         data = ResolveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         hold = services.hold_reason_resolve(

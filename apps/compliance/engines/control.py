@@ -98,5 +98,10 @@ def control_change(before: str | None, after: str) -> ControlChange:
             "for control and licence exceptions differ, so the move counts as lowering control",
         )
     return ControlChange(
-        before=was, after=new, before_tier=was_tier, after_tier=new_tier, lowers_control=lowers, explanation=why
+        before=was,
+        after=new,
+        before_tier=was_tier,
+        after_tier=new_tier,
+        lowers_control=lowers,
+        explanation=why,
     )

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("compliance", "0006_licence_bounds"),
+        ("compliance", "0007_compliance_approval"),
         ("shipments", "0015_site_cluster_figures"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -1,4 +1,5 @@
 from .alerts import ComplianceAlert
+from .approvals import APPROVAL_TRANSITIONS, ApprovalKind, ApprovalStatus, ComplianceApproval
 from .checks import (
     CheckLineResult,
     CheckPartyResult,
@@ -14,11 +15,15 @@ from .licences import Licence, LicenceDrawdown
 from .screening import HitStatus, PartyBlock, Screening, ScreeningHit, ScreeningList, ScreeningListEntry
 
 __all__ = [
+    "APPROVAL_TRANSITIONS",
+    "ApprovalKind",
+    "ApprovalStatus",
     "CheckLineResult",
     "CheckPartyResult",
     "CheckResult",
     "ClassificationSource",
     "ComplianceAlert",
+    "ComplianceApproval",
     "ComplianceCheck",
     "CountryDataVersion",
     "HitStatus",

@@ -1,24 +1,34 @@
 """Compliance services, by topic. Import from here."""
 
 from .alerts import alert_acknowledge, open_alerts
+from .approvals import (
+    approval_approve,
+    approval_reject,
+    approval_withdraw,
+    block_lift_approve,
+    block_lift_request,
+    block_lift_withdraw,
+    classification_decision,
+    compliance_hold_release_request,
+    four_eyes_policy,
+    four_eyes_policy_request,
+    hold_reason_resolve,
+    is_compliance_officer,
+    part_classification_override,
+)
 from .checks import (
     approval_problems,
     compliance_check_run,
     compliance_check_start,
-    hold_reason_resolve,
     latest_check,
     shipment_fingerprint,
 )
-from .classification import current_classification, part_classification_override, part_classify, part_figures
+from .classification import current_classification, part_classify, part_figures
 from .countries import active_country_data, country_data_load, country_data_load_default
 from .licences import licence_expire, licence_save, remaining
 from .screening import (
     adhoc_screen,
     attach_shipments,
-    block_lift_approve,
-    block_lift_request,
-    block_lift_withdraw,
-    block_reversal_needs_second_officer,
     default_threshold,
     hit_clear,
     hit_confirm,
@@ -34,21 +44,28 @@ __all__ = [
     "open_alerts",
     "active_country_data",
     "adhoc_screen",
+    "approval_approve",
     "approval_problems",
+    "approval_reject",
+    "approval_withdraw",
     "attach_shipments",
     "block_lift_approve",
     "block_lift_request",
     "block_lift_withdraw",
-    "block_reversal_needs_second_officer",
+    "classification_decision",
+    "compliance_hold_release_request",
     "compliance_check_run",
     "compliance_check_start",
     "country_data_load",
     "country_data_load_default",
     "current_classification",
     "default_threshold",
+    "four_eyes_policy",
+    "four_eyes_policy_request",
     "hit_clear",
     "hit_confirm",
     "hold_reason_resolve",
+    "is_compliance_officer",
     "latest_check",
     "licence_expire",
     "licence_save",

@@ -964,14 +964,11 @@ def hold_reason_resolve(
     *, hold: HoldReason, actor: User, resolution: str = "", licence_number: str = ""
 ) -> HoldReason:
     """A compliance officer resolves one hold reason with the fact that answers it (see the module
-    docstring); when none is left open, the shipment moves on."""
-    hold = (
-        HoldReason.objects.select_for_update(of=("self",))
-        .select_related("compliance_check__shipment__destination", "line__part")
-        .get(pk=hold.pk)
-    )
-    if hold.resolved_at is not None:
-        raise ValidationError({"resolution": "This reason is already resolved."})
+    docstring); when none is left open, the shipment moves on. A default classification's reason
+    is answered by confirming the default, a four-eyes decision: `services.hold_reason_resolve`
+    (apps.compliance.services.approvals) asks for it and `confirmed_default_close` closes the
+    reason once it is decided."""
+    hold = _open_hold(hold)
     resolution = (resolution or "").strip()
     if problem := text_problem(resolution, "free_text"):
         raise ValidationError({"resolution": problem})
@@ -984,22 +981,10 @@ def hold_reason_resolve(
         hold.licence, hold.resolved_via = licence, ResolvedVia.LICENCE
         resolution = f"Licence {licence.number} covers it. {resolution}".strip()
     elif hold.kind == HoldKind.UNCONFIRMED:
-        if len(resolution) < MIN_NOTE:
-            raise ValidationError(
-                {
-                    "resolution": "Say on what the default classification is confirmed "
-                    "(e.g. the manufacturer's published ECCN and where it is stated)."
-                }
-            )
-        current = classification_services.current_classification(hold.line.part)
-        if current is None or not current.eccn:
-            raise ValidationError({"resolution": "The part has no classification to confirm; classify it."})
-        hold.resolved_via = ResolvedVia.CLASSIFICATION
-        if current.source != ClassificationSource.OFFICER:
-            # The confirmation is recorded on the part, so the next shipment of it does not ask again.
-            classification_services.part_classification_override(
-                part=hold.line.part, eccn=current.eccn, reason=f"Default confirmed: {resolution}", actor=actor
-            )
+        raise ValidationError(
+            {"resolution": "Confirming a default classification needs a compliance officer's request "
+             "and, with four eyes on, a second officer's approval (services.hold_reason_resolve)."}
+        )  # fmt: skip
     else:  # NOTE_KINDS
         if len(resolution) < MIN_NOTE:
             raise ValidationError(
@@ -1009,6 +994,54 @@ def hold_reason_resolve(
                 }
             )
         hold.resolved_via = ResolvedVia.OFFICER_NOTE
+    _close(hold, actor, resolution)
+    return hold
+
+
+def _open_hold(hold: HoldReason) -> HoldReason:
+    hold = (
+        HoldReason.objects.select_for_update(of=("self",))
+        .select_related("compliance_check__shipment__destination", "line__part")
+        .get(pk=hold.pk)
+    )
+    if hold.resolved_at is not None:
+        raise ValidationError({"resolution": "This reason is already resolved."})
+    return hold
+
+
+def confirmed_default_problems(hold: HoldReason, resolution: str) -> dict[str, str]:
+    """What stops `resolution` from confirming the default classification `hold` is about."""
+    if hold.kind != HoldKind.UNCONFIRMED:
+        return {"hold_reason": "This reason is not about a default classification."}
+    if problem := text_problem(resolution, "free_text"):
+        return {"resolution": problem}
+    if len(resolution) < MIN_NOTE:
+        return {
+            "resolution": "Say on what the default classification is confirmed "
+            "(e.g. the manufacturer's published ECCN and where it is stated)."
+        }
+    current = classification_services.current_classification(hold.line.part) if hold.line else None
+    if current is None or not current.eccn:
+        return {"resolution": "The part has no classification to confirm; classify it."}
+    return {}
+
+
+def confirmed_default_close(*, hold: HoldReason, actor: User, resolution: str) -> HoldReason | None:
+    """Close a default classification's reason once confirming the default was decided (with four
+    eyes, by the approving officer); the shipment moves on when nothing is left open. A reason
+    closed meanwhile (a newer check answered it) is left as it is: None."""
+    try:
+        hold = _open_hold(hold)
+    except ValidationError:
+        return None
+    hold.resolved_via = ResolvedVia.CLASSIFICATION
+    _close(hold, actor, resolution.strip())
+    return hold
+
+
+def _close(hold: HoldReason, actor: User, resolution: str) -> None:
+    check = hold.compliance_check
+    shipment = check.shipment
     hold.resolved_by, hold.resolved_at, hold.resolution = actor, timezone.now(), resolution
     hold.save(update_fields=["resolved_by", "resolved_at", "resolution", "resolved_via", "licence"])
     if hold.kind == HoldKind.LICENCE:
@@ -1035,7 +1068,6 @@ def hold_reason_resolve(
             f"{hold.resolution}",
         )
     _settle(check, actor)
-    return hold
 
 
 def _resolve_with_licence(hold, check, shipment, licence_number: str, actor) -> Licence:

@@ -1,4 +1,8 @@
-"""Classify parts: the engine proposes, a compliance officer may override; history is kept."""
+"""Classify parts: the engine proposes, a compliance officer may override; history is kept.
+
+An officer's classification is a compliance decision: `services.part_classification_override`
+(apps.compliance.services.approvals) decides whether it needs a second officer (four eyes) and
+calls `officer_classification_record` here once it takes effect."""
 
 from __future__ import annotations
 
@@ -106,26 +110,37 @@ def part_classify(*, part: Part, actor: User | None = None) -> PartClassificatio
     return _make_current(part, current, new, actor=actor, by=by)
 
 
-@transaction.atomic
-def part_classification_override(*, part: Part, eccn: str, reason: str, actor: User) -> PartClassification:
-    """A compliance officer's classification; the reason is mandatory and kept with it.
+def override_problems(eccn: str, reason: str) -> dict[str, str]:
+    """Why an officer's classification of `eccn` for `reason` is refused (empty when it is not).
 
     The ECCN must have the real structure (``engines.eccn.eccn_problem``). One outside the entries
     Rackpass's rules know (``KNOWN_ECCNS``) is accepted — the CCL is larger than what Rackpass
     ships, and the officer is the authority — but the row says so, and the licence determination
     treats an entry it has no reasons for control for as "licence required" until checked.
     """
-    eccn = normalise_eccn(eccn or "")
     errors = {}
-    if problem := eccn_problem(eccn):
+    if problem := eccn_problem(normalise_eccn(eccn or "")):
         errors["eccn"] = problem
     if not (reason or "").strip():
         errors["reason"] = "Say why the engine's classification is overridden."
-    if errors:
+    return errors
+
+
+@transaction.atomic
+def officer_classification_record(
+    *, part: Part, eccn: str, reason: str, actor: User, decided: str = ""
+) -> PartClassification:
+    """Make a compliance officer's classification current; the reason is mandatory and kept with
+    it. Only the four-eyes decision (services.approvals) calls this: it has decided that the change
+    may take effect. `decided` says how, for the texts every party reads (no person's name)."""
+    if errors := override_problems(eccn, reason):
         raise ValidationError(errors)
+    eccn = normalise_eccn(eccn)
     current = PartClassification.objects.select_for_update().filter(part=part, is_current=True).first()
     engine = engine_classification(part)
     reasoning = [f"Classified {eccn} by a Rackpass compliance officer: {reason.strip()}"]
+    if decided:
+        reasoning.append(decided)
     if not is_known_eccn(eccn):
         reasoning.append(
             f"Note: {eccn} is not one of the entries Rackpass's rules know; the licence determination "
@@ -149,7 +164,7 @@ def part_classification_override(*, part: Part, eccn: str, reason: str, actor: U
             created_by=actor,
         ),
         actor=actor,
-        by=f"a Rackpass compliance officer ({reason.strip()})",
+        by=f"a Rackpass compliance officer ({reason.strip()}{'; ' + decided if decided else ''})",
     )
 
 

@@ -9,12 +9,12 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from apps.accounts.models import Organisation, OrganisationKind, User
+from apps.accounts.models import Organisation, User
 from apps.core.audit import record_transition
 from apps.core.tasks_outbox import enqueue_on_commit
 from apps.shipments.engines.workflow import TERMINAL
@@ -600,97 +600,13 @@ def attach_shipments(hits: list[ScreeningHit]) -> list[ScreeningHit]:
 
 
 # --- blocks: lifting one means reversing the confirmed match -------------------------------------
+# Asking for a lift and approving it are four-eyes decisions (services.approvals); the block's
+# lift_requested_* fields show the request waiting, for the organisation's page and API.
 
 
-def block_reversal_needs_second_officer() -> bool:
-    """The operator's four-eyes setting (on when there is no operator yet)."""
-    value = (
-        Organisation.objects.filter(kind=OrganisationKind.OPERATOR)
-        .values_list("block_reversal_needs_second_officer", flat=True)
-        .first()
-    )
-    return True if value is None else value
-
-
-@transaction.atomic
-def block_lift_request(*, block: PartyBlock, actor: User, reason: str) -> PartyBlock:
-    """Ask to lift a block by reversing the confirmed match behind it, saying why. With four
-    eyes on (the operator's setting) a second compliance officer approves it
-    (`block_lift_approve`); with it off the block is lifted now."""
-    block = _locked_block(block, actor)
-    reason = (reason or "").strip()
-    if not reason:
-        raise ValidationError({"reason": "Give a reason: why is the match reversed?"})
-    if block.lift_requested_at is not None:
-        raise ValidationError(
-            {
-                "block": f"A lift was already requested by {block.lift_requested_by} on "
-                f"{block.lift_requested_at:%Y-%m-%d}; approve or withdraw it."
-            }
-        )
-    block.lift_requested_by, block.lift_requested_at, block.lift_reason = actor, timezone.now(), reason
-    block.save(update_fields=["lift_requested_by", "lift_requested_at", "lift_reason"])
-    record_transition(
-        block, field="lift", before="active", after="lift_requested", reason=reason, actor=actor
-    )
-    if not block_reversal_needs_second_officer():
-        _lift(block, actor)
-    return block
-
-
-@transaction.atomic
-def block_lift_approve(*, block: PartyBlock, actor: User) -> PartyBlock:
-    """A second compliance officer approves a requested lift: the block is lifted, the confirmed
-    hit becomes reversed, and the shipments naming the party are checked again (`block_lifted`)."""
-    block = _locked_block(block, actor)
-    if block.lift_requested_at is None:
-        raise ValidationError({"block": "There is no lift request to approve; request one with a reason."})
-    if block_reversal_needs_second_officer() and block.lift_requested_by_id == actor.pk:
-        raise ValidationError(
-            {"approver": "A second compliance officer must approve this lift (four eyes): you requested it."}
-        )
-    _lift(block, actor)
-    return block
-
-
-@transaction.atomic
-def block_lift_withdraw(*, block: PartyBlock, actor: User, reason: str = "") -> PartyBlock:
-    """Withdraw a lift request (the officer who made it) or refuse it (another officer, with a
-    reason). The block stays."""
-    block = _locked_block(block, actor)
-    if block.lift_requested_at is None:
-        raise ValidationError({"block": "There is no lift request to withdraw."})
-    reason = (reason or "").strip()
-    own = block.lift_requested_by_id == actor.pk
-    if not own and not reason:
-        raise ValidationError({"reason": "Give a reason for refusing the lift."})
-    record_transition(
-        block,
-        field="lift",
-        before="lift_requested",
-        after="active",
-        reason=reason or "Lift request withdrawn by the officer who made it.",
-        actor=actor,
-    )
-    block.lift_requested_by, block.lift_requested_at, block.lift_reason = None, None, ""
-    block.save(update_fields=["lift_requested_by", "lift_requested_at", "lift_reason"])
-    return block
-
-
-def _locked_block(block: PartyBlock, actor: User) -> PartyBlock:
-    if not actor.can("compliance.review"):
-        raise PermissionDenied("Only a compliance officer may lift a block or decide on a lift request.")
-    block = (
-        PartyBlock.objects.select_for_update(of=("self",))
-        .select_related("organisation", "lift_requested_by")
-        .get(pk=block.pk)
-    )
-    if block.lifted_at is not None:
-        raise ValidationError({"block": f"This block was already lifted on {block.lifted_at:%Y-%m-%d}."})
-    return block
-
-
-def _lift(block: PartyBlock, actor: User) -> None:
+def block_lift_apply(block: PartyBlock, actor: User) -> None:
+    """Lift `block` (locked, with its lift reason set) now that the decision is taken: the confirmed
+    hit becomes reversed and the shipments naming the party are checked again (`block_lifted`)."""
     now = timezone.now()
     block.lifted_by, block.lifted_at = actor, now
     block.save(update_fields=["lifted_by", "lifted_at"])
