@@ -89,10 +89,13 @@ def test_officer_cannot_approve_a_shipment_with_a_confirmed_match(
     licence_box.fill("ok")
     page.get_by_role("button", name="Apply licence").first.click()
     expect(page.locator(".messages")).to_contain_text("No licence ok")
-    # A hurried release from the shipment page does not walk past it: the check of this version
-    # applies again and the shipment is back on hold.
+    # No hurried release from the shipment page: a compliance hold is released by a four-eyes
+    # decision on the compliance page, which the shipment page links to.
     page.goto(f"{live_server.url}{shipment.get_absolute_url()}")
-    page.get_by_role("button", name="Release hold").click()
-    expect(page.locator("h1 .status")).to_have_text("On hold")
+    expect(page.get_by_role("button", name="Release hold")).to_have_count(0)
+    page.get_by_role("link", name="Release compliance hold (four eyes)").click()
+    page.get_by_label("Reason for releasing the compliance hold").fill("In a hurry")
+    page.get_by_role("button", name="Ask to release the compliance hold").click()
+    expect(page.locator(".messages")).to_contain_text("Awaiting second officer")
     assert Shipment.objects.get(pk=shipment.pk).status == "on_hold"
     assert not Shipment.objects.filter(pk=shipment.pk, status="approved").exists()
