@@ -46,7 +46,14 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiToken, Connection, Organisation
 from apps.catalog.models import Manufacturer, Part, Unit
-from apps.compliance.models import HoldReason, Licence, PartyBlock, ScreeningHit, ScreeningList
+from apps.compliance.models import (
+    ComplianceApproval,
+    HoldReason,
+    Licence,
+    PartyBlock,
+    ScreeningHit,
+    ScreeningList,
+)
 from apps.documents.models import Document
 from apps.shipments.models import ExchangeRate, FreightRate, Leg, Package, Shipment, ShipmentLine, Site
 from apps.warehouse.models import Discrepancy, Location, Lot
@@ -63,6 +70,7 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "accounts:token-revoke": ApiToken,
     "compliance:hit-decide": ScreeningHit,
     "compliance:block-lift": PartyBlock,
+    "compliance:approval-decide": ComplianceApproval,
     "compliance:hold-resolve": HoldReason,
     "compliance:part": Part,
     "compliance:licence": Licence,

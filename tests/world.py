@@ -28,6 +28,7 @@ from apps.clusters import services as clusters
 from apps.clusters.models import BillOfMaterials, BomLine, ClusterDesign, SizingRun
 from apps.compliance import services as compliance
 from apps.compliance.models import (
+    ComplianceApproval,
     ComplianceCheck,
     HoldReason,
     Licence,
@@ -377,6 +378,18 @@ def build_world() -> World:
         task_id=task.task_id,
         shipment_b=shipment_b,
         private={
+            # A four-eyes request of organisation A (written directly: officers are the operator's,
+            # but the door must hold for any organisation's requests).
+            ComplianceApproval: [
+                ComplianceApproval.objects.create(
+                    organisation=org_a,
+                    kind="classification_override",
+                    reason=f"{MARK} override asked in A",
+                    requested_by=user_a,
+                    part=server,
+                    eccn="EAR99",
+                )
+            ],
             Organisation: [org_a, customer_a, listed_a],
             **({type(connections[0]): connections} if connections else {}),
             User: [user_a],
