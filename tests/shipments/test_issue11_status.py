@@ -92,7 +92,10 @@ def test_a_departure_during_a_compliance_hold_before_departure_is_refused(
     held = hold(booked, admin_user, kind="compliance")
     with pytest.raises(TransitionRefused) as refused:
         services.event_record(
-            shipment=held, actor=coordinator, code="departed", occurred_at=timezone.now() - dt.timedelta(hours=2)
+            shipment=held,
+            actor=coordinator,
+            code="departed",
+            occurred_at=timezone.now() - dt.timedelta(hours=2),
         )
     assert "held for compliance" in refused.value.message
     assert not held.events.exists()

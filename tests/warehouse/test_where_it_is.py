@@ -160,8 +160,8 @@ def test_a_shipped_unit_is_not_received_by_hand_even_where_it_is_going(
     )  # fmt: skip
     through_the_hub(shipment, line, bin_a, warehouse_operator)
     message = refused(
-        "serials", services.units_receive, location=plain_bin, part=gpu_server, serials=["QT7"], owner=supplier,
-        actor=warehouse_operator,
+        "serials", services.units_receive, location=plain_bin, part=gpu_server, serials=["QT7"],
+        owner=supplier, actor=warehouse_operator,
     )  # fmt: skip
     assert f"against {shipment.reference}" in message
 
