@@ -51,39 +51,63 @@ def test_tariff_line_validation():
 
 def test_india_like_cif_example():
     result = landed_cost(india_example())
-    # insurance = 0.3 % × (100,000 + 5,000) = 315.00
-    assert result.insurance == D("315.00") and result.insurance_estimated
-    # customs value = 100,000 + 5,000 + 315 = 105,315.00
-    assert result.customs_value == D("105315.00")
-    # freight + insurance 5,315.00 shared 60:40 → 3,189.00 and 2,126.00
+    # CIF: the seller insures at least 110 % of the price (Incoterms 2020 A5), so the premium is
+    # estimated on that cover: 0.3 % × 110 % × (100,000 + 5,000) = 0.3 % × 115,500 = 346.50
+    assert result.insurance == D("346.50") and result.insurance_estimated
+    # customs value = 100,000 + 5,000 + 346.50 = 105,346.50
+    assert result.customs_value == D("105346.50")
+    # freight + insurance 5,346.50 shared 60:40 → 3,207.90 and 2,138.60
     first, second = result.duty_lines
-    assert first.customs_value == D("63189.00") and first.duty_rate == D("0") and first.duty == D("0.00")
-    # 42,126.00 × 20 % = 8,425.20
-    assert second.customs_value == D("42126.00") and second.duty == D("8425.20")
-    assert result.duty == D("8425.20")
-    # SWS = 10 % × 8,425.20 = 842.52
-    assert result.levies == D("842.52")
-    # IGST = 18 % × (105,315.00 + 8,425.20 + 842.52 = 114,582.72) = 20,624.8896 → 20,624.89
-    assert result.vat == D("20624.89")
-    # 100,000 + 5,000 + 315 + 8,425.20 + 842.52 + 20,624.89 + 250 + 150 = 135,607.61
-    assert result.total_landed == D("135607.61")
+    assert first.customs_value == D("63207.90") and first.duty_rate == D("0") and first.duty == D("0.00")
+    # 42,138.60 × 20 % = 8,427.72
+    assert second.customs_value == D("42138.60") and second.duty == D("8427.72")
+    assert result.duty == D("8427.72")
+    # SWS = 10 % × 8,427.72 = 842.772 → 842.77
+    assert result.levies == D("842.77")
+    # IGST = 18 % × (105,346.50 + 8,427.72 + 842.77 = 114,616.99) = 20,631.0582 → 20,631.06
+    assert result.vat == D("20631.06")
+    # 100,000 + 5,000 + 346.50 + 8,427.72 + 842.77 + 20,631.06 + 250 + 150 = 135,648.05
+    assert result.total_landed == D("135648.05")
     assert result.who_pays_duty == "buyer"
 
 
 def test_explanation_shows_each_formula_with_numbers():
     text = landed_cost(india_example()).explanation
-    assert "Insurance (estimated) = 0.3 % × (100,000.00 goods + 5,000.00 freight) = 315.00 USD" in text
     assert (
-        "Customs value (CIF) = 100,000.00 goods + 5,000.00 freight + 315.00 insurance = 105,315.00 USD"
+        "Insurance (estimated) = 0.3 % × 115,500.00 insured value "
+        "(the CIF minimum cover: 110 % × (100,000.00 goods + 5,000.00 freight)) = 346.50 USD"
+    ) in text
+    assert (
+        "Customs value (CIF) = 100,000.00 goods + 5,000.00 freight + 346.50 insurance = 105,346.50 USD"
         in text
     )
     assert (
-        "Duty on HS 8517.62.90 = 42,126.00 (40,000.00 goods + 2,126.00 freight and insurance) × 20 % "
-        "(tariff 851762, BCD) = 8,425.20 USD"
+        "Duty on HS 8517.62.90 = 42,138.60 (40,000.00 goods + 2,138.60 freight and insurance) × 20 % "
+        "(tariff 851762, BCD) = 8,427.72 USD"
     ) in text
-    assert "Levy on duty = 10 % × 8,425.20 duty = 842.52 USD" in text
-    assert any(line.startswith("Import VAT/GST = 18 % × (105,315.00") for line in text)
+    assert "Levy on duty = 10 % × 8,427.72 duty = 842.77 USD" in text
+    assert any(line.startswith("Import VAT/GST = 18 % × (105,346.50") for line in text)
     assert text[-1] == "Duty and import taxes are paid by the buyer under CIF (Cost, Insurance and Freight)"
+
+
+@pytest.mark.parametrize(
+    ("incoterm", "insurance"),
+    [
+        # The seller insures at least 110 % of the price: 0.3 % × 110 % × 105,000 = 346.50.
+        ("CIP", D("346.50")),
+        ("CIF", D("346.50")),
+        # The buyer insures as it likes: the estimate is on goods and freight, 0.3 % × 105,000.
+        ("CPT", D("315.00")),
+        ("FCA", D("315.00")),
+    ],
+)
+def test_the_insurance_estimate_of_cip_and_cif_covers_110_percent(incoterm, insurance):
+    assert landed_cost(india_example(incoterm=incoterm)).insurance == insurance
+
+
+def test_a_stated_insured_value_is_what_the_estimate_uses():
+    result = landed_cost(india_example(incoterm="CIP", insured_value=D("120000")))
+    assert result.insurance == D("360.00")  # 0.3 % × 120,000
 
 
 def test_fob_valuation_leaves_freight_and_insurance_out_of_the_customs_value():

@@ -30,7 +30,7 @@ from datetime import date
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Literal
 
-from .incoterms import rule
+from .incoterms import MINIMUM_COVER, minimum_cover, rule
 
 CENT = Decimal("0.01")
 DEFAULT_INSURANCE_RATE = Decimal("0.003")
@@ -208,7 +208,8 @@ class LandedCostInput:
     `air_freight_cost` is the part of `freight_cost` flown, `air_goods_value` the value of the
     goods flown (default: all of them).
     `insurance_cost` is a premium actually charged; without it insurance is estimated as
-    `insurance_rate` × `insured_value` or, without that, × (goods + freight).
+    `insurance_rate` × `insured_value` or, without that, × (goods + freight), and under CIP and CIF
+    × the seller's minimum cover, 110 % of (goods + freight).
     """
 
     incoterm: str
@@ -412,6 +413,17 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
         explain.append(
             f"Insurance (estimated) = {_pct(inp.insurance_rate)} × {_m(inp.insured_value)} "
             f"insured value = {_m(insurance)} {cur}"
+        )
+    elif rule(inp.incoterm).insurance_on_invoice:
+        # CIP and CIF: the seller insures at least 110 % of the price (A5), and the premium is
+        # charged on that cover, not on the price.
+        insured = minimum_cover(goods + freight)
+        insurance = _money(inp.insurance_rate * insured)
+        insurance_basis = "estimated"
+        explain.append(
+            f"Insurance (estimated) = {_pct(inp.insurance_rate)} × {_m(insured)} insured value "
+            f"(the {inp.incoterm} minimum cover: {_pct(MINIMUM_COVER)} × ({_m(goods)} goods + "
+            f"{_m(freight)} freight)) = {_m(insurance)} {cur}"
         )
     else:
         insurance = _money(inp.insurance_rate * (goods + freight))
