@@ -47,6 +47,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import ApiToken, Connection, Organisation
 from apps.catalog.models import Manufacturer, Part, Unit
 from apps.compliance.models import (
+    ComplianceAlert,
     ComplianceApproval,
     HoldReason,
     Licence,
@@ -71,6 +72,7 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "compliance:hit-decide": ScreeningHit,
     "compliance:block-lift": PartyBlock,
     "compliance:approval-decide": ComplianceApproval,
+    "compliance:alert-acknowledge": ComplianceAlert,
     "compliance:hold-resolve": HoldReason,
     "compliance:part": Part,
     "compliance:licence": Licence,

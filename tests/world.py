@@ -28,6 +28,7 @@ from apps.clusters import services as clusters
 from apps.clusters.models import BillOfMaterials, BomLine, ClusterDesign, SizingRun
 from apps.compliance import services as compliance
 from apps.compliance.models import (
+    ComplianceAlert,
     ComplianceApproval,
     ComplianceCheck,
     HoldReason,
@@ -388,6 +389,12 @@ def build_world() -> World:
                     requested_by=user_a,
                     part=server,
                     eccn="EAR99",
+                )
+            ],
+            # An alert on organisation A's shipment (its check changed after the goods left).
+            ComplianceAlert: [
+                ComplianceAlert.objects.create(
+                    shipment=shipment, compliance_check=check, status_then=shipment.status, text=f"{MARK} alert"
                 )
             ],
             Organisation: [org_a, customer_a, listed_a],
