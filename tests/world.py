@@ -394,7 +394,10 @@ def build_world() -> World:
             # An alert on organisation A's shipment (its check changed after the goods left).
             ComplianceAlert: [
                 ComplianceAlert.objects.create(
-                    shipment=shipment, compliance_check=check, status_then=shipment.status, text=f"{MARK} alert"
+                    shipment=shipment,
+                    compliance_check=check,
+                    status_then=shipment.status,
+                    text=f"{MARK} alert",
                 )
             ],
             Organisation: [org_a, customer_a, listed_a],
