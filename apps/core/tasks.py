@@ -15,10 +15,10 @@ def send_owed_tasks() -> dict:
 @shared_task(
     bind=True,
     name="core.write_export_file",
-    # A million rows take well under a minute (docs/benchmarks.md, exports); the broker's
-    # visibility timeout (3 × the default limit) must outlast this one.
-    time_limit=10 * 60,
-    soft_time_limit=9 * 60 + 30,
+    # The default limits: a million rows take about two minutes (docs/benchmarks.md, exports), and
+    # the broker redelivers a lost message after 3 × the default limit, which must outlast any task.
+    time_limit=5 * 60,
+    soft_time_limit=4 * 60 + 30,
 )
 def write_export_file(self, list_name: str, query: str, user_id: int, export_format: str) -> dict:
     """Write a long list's export to a file, reporting progress on the task's record."""
