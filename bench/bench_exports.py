@@ -63,6 +63,10 @@ def run(report: Report) -> None:
     if connection.vendor != "postgresql":
         report.note("This benchmark compares with PostgreSQL's COPY: run it with DATABASE_URL=postgres://….")
         return
+    # No query of this benchmark may run on after it (an unindexed plan at a million rows once ran
+    # for hours in the background, slowing everything else on the machine): five minutes at most.
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = '300s'")
     loads = [os.getloadavg()]
     world = World()
     began = time.perf_counter()

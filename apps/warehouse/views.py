@@ -112,8 +112,8 @@ class StockListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
         ),
         ("Value", exports.read("unit__part__unit_value")),
         ("Currency", exports.read("unit__part__currency")),
-        ("In stock since", exports.read("created_at", shape=timezone.localdate)),
-        ("Days in stock", exports.read("created_at", shape=_days)),
+        ("In stock since", exports.read("created_at", shape=exports.LocalDate())),
+        ("Days in stock", exports.read("created_at", shape=exports.DaysSince())),
     )
 
     def get_queryset(self):

@@ -87,3 +87,42 @@ def test_the_parts_list_exports_xlsx_too(coordinator, supplier_user, browser_as)
     exported = {r[0] for r in partner_rows[1:]}
     assert exported == set(Part.objects.visible_to(supplier_user).values_list("part_number", flat=True))
     assert theirs.part_number not in exported and cheap.part_number in exported
+
+
+# --- cells made fast, and the same as before ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "", "=cmd()", "+1", "-2", "@x", "\ttab", 7, 0, Decimal("12.50"), dt.date(2026, 12, 5), None],
+)
+def test_the_fast_csv_cell_writes_what_the_general_rule_does(value):
+    from apps.core.exports import _plain
+
+    expected = "" if value is None else _plain(value)
+    if isinstance(expected, dt.date):
+        expected = expected.isoformat()
+    elif isinstance(expected, str) and expected.startswith(("=", "+", "-", "@", "\t", "\r")):
+        expected = "'" + expected
+    assert exports.csv_cell(value) == str(expected)
+
+
+def test_local_date_and_days_since_read_the_time_zone_once_per_export(settings):
+    from django.utils import timezone
+
+    settings.TIME_ZONE = "Asia/Kolkata"
+    late = dt.datetime(2026, 12, 4, 20, 0, tzinfo=dt.UTC)  # 01:30 on the 5th in India
+    with timezone.override("Asia/Kolkata"):
+        local_date = exports.LocalDate().bind()
+        days = exports.DaysSince().bind()
+        assert local_date(late) == dt.date(2026, 12, 5) == exports.LocalDate()(late)
+        assert days(None) is None and local_date(None) is None
+        assert days(timezone.now() + dt.timedelta(days=3)) == 0  # never below zero
+        assert days(timezone.now() - dt.timedelta(days=10)) == 10
+
+
+def test_a_per_export_shape_without_bind_is_refused_when_defined():
+    with pytest.raises(TypeError, match="must define bind"):
+
+        class Broken(exports.PerExport):
+            pass
