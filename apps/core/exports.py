@@ -23,6 +23,8 @@ from decimal import Decimal
 from operator import itemgetter
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
 from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
 
@@ -84,15 +86,43 @@ class ReadRows:
                 functions.append(_shape_many(shape, indexes))
         return functions
 
+    def values(self) -> Iterator[tuple]:
+        """The `values_list` rows. On PostgreSQL they come through `COPY (…) TO STDOUT` in binary,
+        typed by psycopg: the server streams every row while this process shapes the ones it has,
+        where a server-side cursor would wait for each chunk to be asked for (a million stock rows
+        in about half the time). The same rows as `iterator()`, which every other database uses,
+        and so does a query whose values Django converts after reading (`from_db_value`)."""
+        queryset = self.queryset
+        connection = connections[queryset.db]
+        if connection.vendor != "postgresql":
+            yield from queryset.iterator(chunk_size=self.chunk_size)
+            return
+        compiler = queryset.query.get_compiler(queryset.db)
+        try:
+            sql, params = compiler.as_sql()
+        except EmptyResultSet:
+            return
+        if compiler.get_converters([expression for expression, _, _ in compiler.select]):
+            yield from queryset.iterator(chunk_size=self.chunk_size)
+            return
+        statement = connection.ops.compose_sql(sql, params)
+        with connection.cursor() as cursor:
+            raw = cursor.cursor
+            raw.execute(f"SELECT * FROM ({statement}) AS export_rows LIMIT 0")
+            types = [column.type_code for column in raw.description]
+            with raw.copy(f"COPY ({statement}) TO STDOUT (FORMAT BINARY)") as copy:
+                copy.set_types(types)
+                yield from copy.rows()
+
     def __iter__(self) -> Iterator[tuple]:
         functions = self.cell_functions()
-        for values in self.queryset.iterator(chunk_size=self.chunk_size):
+        for values in self.values():
             yield tuple([function(values) for function in functions])
 
     def csv_rows(self) -> Iterator[list[str]]:
         """Each row as its CSV cells (`csv_cell` of each cell), in one pass."""
         functions = self.cell_functions()
-        for values in self.queryset.iterator(chunk_size=self.chunk_size):
+        for values in self.values():
             yield [csv_cell(function(values)) for function in functions]
 
 

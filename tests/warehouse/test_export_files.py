@@ -151,6 +151,22 @@ def test_the_stock_export_reads_values_not_model_instances(receive, bin_a, wareh
     assert [row[0] for row in rows] == ["V-1", "V-2"] and all(isinstance(row, tuple) for row in rows)
 
 
+def test_the_rows_read_through_copy_are_the_rows_the_queryset_gives(receive, bin_a, warehouse_operator):
+    """On PostgreSQL an export reads its values through COPY in binary (the server streams while
+    the rows are shaped); they are the values `iterator()` gives: strings, numbers, aware times."""
+    from apps.warehouse.models import UnitPlacement
+
+    receive("C-1", "C-2", "C-3", put_away=bin_a)
+    rows = exports.read_rows(StockListView.export_columns, UnitPlacement.objects.order_by("-unit__serial"))
+    through_copy = list(rows.values())
+    assert through_copy == list(rows.queryset.iterator())
+    assert [values[0] for values in through_copy] == ["C-3", "C-2", "C-1"]
+    assert list(exports.read_rows(StockListView.export_columns, UnitPlacement.objects.none()).values()) == []
+    # The cells made of them are the same whichever way they were read.
+    functions = rows.cell_functions()
+    assert list(rows) == [tuple(f(values) for f in functions) for values in rows.queryset.iterator()]
+
+
 def test_a_failing_query_is_an_error_before_any_200():
     # The old response sent its 200 and header row, then met the failure while streaming.
     def failing():
