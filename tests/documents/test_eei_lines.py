@@ -41,7 +41,13 @@ def us_export(coordinator, indian_customer, dgx, switch, cpu_server, country_dat
     switch.tariff_codes.update(code="8517620090")
     forwarder = OrganisationFactory(legal_name="Meridian Freight Pte. Ltd.", country="SG", city="Singapore")
     shipment = _us_export(
-        coordinator, indian_customer, [(dgx, 1), (cpu_server, 1), (switch, 2)], forwarder=forwarder
+        coordinator,
+        indian_customer,
+        [(dgx, 1), (cpu_server, 1), (switch, 2)],
+        forwarder=forwarder,
+        freight_charge=Decimal("12000"),
+        insurance_charge=Decimal("1500"),
+        insurance_value=Decimal("500000"),  # 110% of 448,500.40 (goods, freight, premium) is 493,350.44
     )
     _usppi_signatory()
     pack_all(shipment)

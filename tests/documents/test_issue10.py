@@ -101,7 +101,15 @@ def test_taiwan_export_needs_no_us_sli_or_eei_and_says_why(
 def test_us_export_needs_the_sli_with_a_forwarder_and_the_eei_when_mandatory(
     coordinator, indian_customer, dgx, switch, freight_forwarder, country_data, screening_list
 ):
-    shipment = _us_export(coordinator, indian_customer, [(dgx, 1)], forwarder=freight_forwarder)
+    shipment = _us_export(
+        coordinator,
+        indian_customer,
+        [(dgx, 1)],
+        forwarder=freight_forwarder,
+        freight_charge=Decimal("12000"),
+        insurance_charge=Decimal("1500"),
+        insurance_value=Decimal("430000"),  # 110% of 386,500 (goods, freight, premium) is 425,150
+    )
     requirements = _requirements(shipment)
     assert requirements["sli"][0] and "USPPI" in requirements["sli"][1]
     assert requirements["eei_summary"][0] and "2,500" in requirements["eei_summary"][1]

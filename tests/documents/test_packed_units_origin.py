@@ -168,16 +168,19 @@ def test_a_single_origin_line_is_not_split_and_states_its_units_origin(
 
 
 def test_receiving_without_a_line_takes_the_parts_origin_and_keeps_a_declared_one(
-    dock, supplier, warehouse_operator, gpu_server, make_shipment
+    dock, hub, supplier, warehouse_operator, gpu_server, make_shipment
 ):
-    # A serial first named on a shipment line carries that line's origin into the warehouse.
-    draft = make_shipment()
+    # A serial first named on a shipment line carries that line's origin into the warehouse: QK1 is
+    # on an inbound notice to the hub (a unit on a live notice is received only against it, where
+    # its leg ends); QN1 is on no line. Neither receipt states an origin.
+    inbound = make_shipment(destination=hub)
     shipments.line_add(
-        shipment=draft, part=gpu_server, quantity=1, serials=["QK1"], fields={"country_of_origin": "KR"}
+        shipment=inbound, part=gpu_server, quantity=1, serials=["QK1"], fields={"country_of_origin": "KR"}
     )
+    Shipment.objects.filter(pk=inbound.pk).update(status="in_transit")
     warehouse.units_receive(
         location=dock, part=gpu_server, serials=["QN1", "QK1"], owner=supplier, actor=warehouse_operator,
-        customs_reference=BOND,
+        customs_reference=BOND, arriving_on=inbound,
     )  # fmt: skip
     assert origins("QN1", "QK1") == {"QN1": gpu_server.country_of_origin, "QK1": "KR"}
 

@@ -84,7 +84,7 @@ def test_a_declaration_without_a_signatory_is_refused_saying_where_to_name_one(i
 
 
 def test_the_end_user_statement_is_signed_by_the_end_user_and_the_purchaser(
-    india, indian_customer, coordinator
+    india, indian_customer, supplier, coordinator
 ):
     end_user = OrganisationFactory(
         kind="customer", legal_name="Siruseri Research Lab", country="IN", city="Chennai"
@@ -96,7 +96,11 @@ def test_the_end_user_statement_is_signed_by_the_end_user_and_the_purchaser(
     assert (purchaser["party"], purchaser["name"]) == ("Chennai AI Compute", _signatory(indian_customer).name)
     text = _pdf_text(document)
     assert _signatory(end_user).name in text and _signatory(indian_customer).name in text
-    assert coordinator.get_full_name() in text  # only as who requested it
+    # The exporter asks for it through its own signatory: the operator's coordinator who generated
+    # it is nobody of the exporter's, so is named nowhere on the statement.
+    exporter = _signatory(supplier)
+    assert f"Requested by {supplier.legal_name} ({exporter.name}, {exporter.job_title})" in text
+    assert coordinator.get_full_name() not in text
     # The purchaser signs too: without a signatory it is named as a problem.
     _signatory(indian_customer).delete()
     problems = {p.field for p in builder.document_problems(shipment, "end_user_statement")}
@@ -132,6 +136,8 @@ def test_the_operator_signs_as_agent_only_under_the_sellers_issued_eor_authorisa
     # Before the seller's letter appointing the operator is issued, the seller signs.
     invoice = services.document_generate(shipment=shipment, doc_type="commercial_invoice", actor=coordinator)
     assert invoice.data["signature"]["mode"] == "sign" and invoice.data["signature"]["name"] == seller.name
+    # The letter cites the invoice by number, so that invoice is issued before the letter can be.
+    invoice = services.document_issue(document=invoice, actor=coordinator)
 
     letter = services.document_generate(shipment=shipment, doc_type="eor_authorisation", actor=coordinator)
     assert letter.data["signature"]["name"] == seller.name  # the Principal signs its authorisation
