@@ -87,14 +87,19 @@ class ReadRows:
         return functions
 
     def values(self) -> Iterator[tuple]:
-        """The `values_list` rows. On PostgreSQL they come through `COPY (…) TO STDOUT` in binary,
-        typed by psycopg: the server streams every row while this process shapes the ones it has,
-        where a server-side cursor would wait for each chunk to be asked for (a million stock rows
-        in about half the time). The same rows as `iterator()`, which every other database uses,
-        and so does a query whose values Django converts after reading (`from_db_value`)."""
+        """The `values_list` rows. On PostgreSQL, outside a transaction (a worker writing an export,
+        a streamed answer), they come through `COPY (…) TO STDOUT` in binary, typed by psycopg: the
+        server streams every row while this process shapes the ones it has, where a server-side
+        cursor waits for each chunk to be asked for (a million stock rows in about half the time).
+
+        The COPY runs on a connection of its own: while it streams, its connection takes no other
+        statement, and the export reports progress (and renews its lease) through the default one
+        as it goes. Inside a transaction a second connection would not see the transaction's rows,
+        so there, on other databases, and for values Django converts after reading
+        (`from_db_value`), the rows come from `iterator()`: the same values either way."""
         queryset = self.queryset
         connection = connections[queryset.db]
-        if connection.vendor != "postgresql":
+        if connection.vendor != "postgresql" or connection.in_atomic_block:
             yield from queryset.iterator(chunk_size=self.chunk_size)
             return
         compiler = queryset.query.get_compiler(queryset.db)
@@ -105,14 +110,21 @@ class ReadRows:
         if compiler.get_converters([expression for expression, _, _ in compiler.select]):
             yield from queryset.iterator(chunk_size=self.chunk_size)
             return
+        connection.ensure_connection()
         statement = connection.ops.compose_sql(sql, params)
-        with connection.cursor() as cursor:
-            raw = cursor.cursor
-            raw.execute(f"SELECT * FROM ({statement}) AS export_rows LIMIT 0")
-            types = [column.type_code for column in raw.description]
-            with raw.copy(f"COPY ({statement}) TO STDOUT (FORMAT BINARY)") as copy:
-                copy.set_types(types)
-                yield from copy.rows()
+        own = connection.get_new_connection(connection.get_connection_params())
+        try:
+            own.autocommit = True
+            with own.cursor() as cursor:
+                # Times as the default connection reads them (Django keeps it in UTC).
+                cursor.execute("SET TIME ZONE 'UTC'")
+                cursor.execute(f"SELECT * FROM ({statement}) AS export_rows LIMIT 0")
+                types = [column.type_code for column in cursor.description]
+                with cursor.copy(f"COPY ({statement}) TO STDOUT (FORMAT BINARY)") as copy:
+                    copy.set_types(types)
+                    yield from copy.rows()
+        finally:
+            own.close()
 
     def __iter__(self) -> Iterator[tuple]:
         functions = self.cell_functions()

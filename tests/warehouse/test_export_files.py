@@ -151,15 +151,29 @@ def test_the_stock_export_reads_values_not_model_instances(receive, bin_a, wareh
     assert [row[0] for row in rows] == ["V-1", "V-2"] and all(isinstance(row, tuple) for row in rows)
 
 
-def test_the_rows_read_through_copy_are_the_rows_the_queryset_gives(receive, bin_a, warehouse_operator):
-    """On PostgreSQL an export reads its values through COPY in binary (the server streams while
-    the rows are shaped); they are the values `iterator()` gives: strings, numbers, aware times."""
+@pytest.mark.django_db(transaction=True)
+def test_the_rows_read_through_copy_are_the_rows_the_queryset_gives(
+    receive, bin_a, warehouse_operator, monkeypatch
+):
+    """On PostgreSQL, outside a transaction (as a worker writes an export), the values are read
+    through COPY in binary on a connection of their own; they are the values `iterator()` gives:
+    strings, numbers, aware times. Meanwhile the default connection still answers (the export's
+    progress is written through it)."""
+    from apps.core.models import TaskRecord
     from apps.warehouse.models import UnitPlacement
 
+    opened = []
+    if connection.vendor == "postgresql":
+        real = connection.get_new_connection
+        monkeypatch.setattr(connection, "get_new_connection", lambda params: opened.append(1) or real(params))
     receive("C-1", "C-2", "C-3", put_away=bin_a)
     rows = exports.read_rows(StockListView.export_columns, UnitPlacement.objects.order_by("-unit__serial"))
-    through_copy = list(rows.values())
+    through_copy = []
+    for values in rows.values():
+        through_copy.append(values)
+        TaskRecord.objects.count()  # what a progress report does between rows: never blocked
     assert through_copy == list(rows.queryset.iterator())
+    assert opened == ([1] if connection.vendor == "postgresql" else [])  # COPY ran on its own connection
     assert [values[0] for values in through_copy] == ["C-3", "C-2", "C-1"]
     assert list(exports.read_rows(StockListView.export_columns, UnitPlacement.objects.none()).values()) == []
     # The cells made of them are the same whichever way they were read.
