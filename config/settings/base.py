@@ -343,6 +343,13 @@ SPECTACULAR_SETTINGS = {
             "hold reasons to resolve.",
         },
         {
+            "name": "Four eyes",
+            "description": "Compliance decisions that loosen control (an override that lowers an "
+            "export classification's control, confirming a default, releasing a compliance hold, "
+            "lifting a block, switching four eyes off or on): one compliance officer asks, a second of "
+            "the same organisation approves or rejects; nothing takes effect until then.",
+        },
+        {
             "name": "Documents",
             "description": "Trade documents (commercial invoice, packing list, end-user statement …): "
             "generate, issue, void, download.",

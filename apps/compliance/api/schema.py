@@ -528,7 +528,22 @@ approval_docs = documented(
             example("Why not", {"reason": "The letter covers another configuration."}, request=True)
         ],
     },
-    withdraw={"summary": "Withdraw your own request"},
+    withdraw={
+        "summary": "Withdraw your own request",
+        "examples": [
+            example(
+                "Withdrawn",
+                {
+                    **APPROVAL,
+                    "status": "withdrawn",
+                    "status_label": "Withdrawn",
+                    "decided_by": "compliance",
+                    "decided_at": "2026-12-02T08:20:00Z",
+                    "decision_note": "Withdrawn by the officer who asked.",
+                },
+            )
+        ],
+    },
 )
 task_docs = documented(
     TASKS,

@@ -347,6 +347,7 @@ DISCREPANCY = {
     "serial": "QCT-HGX-24110033",
     "unit": 5023,
     "quantity": 1,
+    "note": "",
     "is_open": True,
     "resolution": "",
     "resolved_by": "",
