@@ -178,20 +178,28 @@ class TestEvents:
         headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
         return api.post(f"/api/v1/shipments/{shipment.reference}/events/", body, format="json", **headers)
 
-    def _booked(self, ready_to_book, coordinator, compliance_officer):
+    def _booked(self, ready_to_book, coordinator, compliance_officer, forwarder=None):
+        """Booked the way the app books: parties named while a draft, then a passing compliance
+        check of the shipment as it is (a party named later would make that answer stale, and the
+        departure milestone would be refused)."""
         from apps.documents.services import documents_issue_required
 
         from .test_workflow import approve
 
-        shipment = approve(ready_to_book(), coordinator)
+        shipment = ready_to_book()
+        if forwarder is not None:
+            services.party_set(
+                shipment=shipment, role="freight_forwarder", organisation=forwarder, actor=coordinator
+            )
+        shipment = approve(shipment, coordinator)
         documents_issue_required(shipment=shipment, actor=coordinator)
         return services.shipment_transition(shipment=shipment, target="booked", actor=coordinator)
 
     def test_repeated_key_returns_first_result_and_creates_nothing(
         self, ready_to_book, coordinator, compliance_officer, forwarder, forwarder_user, api_as
     ):
-        shipment = self._booked(ready_to_book, coordinator, compliance_officer)
-        services_party(shipment, "freight_forwarder", forwarder)  # a forwarder posts on its own shipments
+        # A forwarder posts on its own shipments.
+        shipment = self._booked(ready_to_book, coordinator, compliance_officer, forwarder=forwarder)
         api = api_as(forwarder_user)
         when = timezone.now().isoformat()
         first = self._post(api, shipment, key="evt-001", remarks="CI 5701", occurred_at=when)
@@ -267,13 +275,6 @@ class TestEvents:
     def test_bad_events_name_the_field(self, make_shipment, coordinator, api_as, change, field):
         response = self._post(api_as(coordinator), make_shipment(), **change)
         assert response.status_code == 400 and field in response.json()
-
-
-def services_party(shipment, role, organisation):
-    # Parties change only in draft; tests set them directly on a later shipment.
-    from apps.shipments.models import ShipmentParty
-
-    ShipmentParty.objects.create(shipment=shipment, role=role, organisation=organisation)
 
 
 def test_freight_options_endpoint(coordinator, api_as, make_shipment, gpu_server, rates):
