@@ -132,10 +132,24 @@ class ReadRows:
             yield tuple([function(values) for function in functions])
 
     def csv_rows(self) -> Iterator[list[str]]:
-        """Each row as its CSV cells (`csv_cell` of each cell), in one pass."""
-        functions = self.cell_functions()
+        """Each row as its CSV cells (`csv_cell` of each cell), in one pass: one call per cell,
+        the column's value and its CSV text together."""
+        functions = [_csv_of(function) for function in self.cell_functions()]
         for values in self.values():
-            yield [csv_cell(function(values)) for function in functions]
+            yield [function(values) for function in functions]
+
+
+def _csv_of(function: Callable[[tuple], Any]) -> Callable[[tuple], str]:
+    if isinstance(function, itemgetter):
+        # A column read as it is: most are text, written here without a second call.
+        def cell(values: tuple, get=function) -> str:
+            value = get(values)
+            if type(value) is str:
+                return "'" + value if value[:1] in _FORMULA_FIRST else value
+            return csv_cell(value)
+
+        return cell
+    return lambda values: csv_cell(function(values))
 
 
 def _shape_one(shape: Callable[..., Any], index: int) -> Callable[[tuple], Any]:
