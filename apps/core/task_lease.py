@@ -1,5 +1,6 @@
 """The lease on a task's record: a worker claims the work before it runs it, so the work is done once
-however often the broker delivers its message.
+however often the broker delivers its message, and work whose worker died is done once, eventually,
+without anybody's action.
 
 Why: a worker killed mid-task (OOM, node loss) leaves its message unacknowledged, and the broker
 hands it to another worker after the visibility timeout, a quarter of an hour later; by then the
@@ -9,10 +10,19 @@ documents, the second superseding the user's).
 - `claim` is one conditional UPDATE of the `TaskRecord`: it takes work that is owed or sent, or
   started under a lease that has run out (its worker died); it never takes finished work or work
   whose lease still holds. Whoever's UPDATE matches first wins; every other delivery is told why
-  it lost (`Outcome`) and does nothing.
-- The lease runs to the task's hard time limit (the worker kills the task then, so nobody can
-  still be running it), or less for a task that sets `lease_seconds` and reports progress: each
-  sign of life (`heartbeat`) moves it on, never past the time limit.
+  it lost (`Outcome`).
+- The lease is short (`LEASE_SECONDS`, or a task's own shorter `lease_seconds`) and kept alive
+  while the task runs: a thread of the worker process (`renew`, every third of a lease) moves it
+  on, as does each progress report (`heartbeat`), never past the task's hard time limit (the
+  worker kills the task then). A live worker keeps its lease however long it waits (on a row lock,
+  a slow render); a dead worker's lease runs out within one lease, because its thread died with it.
+  (A lease as long as the time limit is not enough: a message the broker hands out again while
+  the dead worker's lease still held was skipped, acknowledged, and so lost.)
+- A delivery of finished work does nothing and is acknowledged. A delivery of work whose lease
+  holds is never dropped: the task sends its message again to come back when the lease runs out
+  (`Claim.until`, `RecordedTask`). By then either the holder has finished (nothing to do), is
+  still alive (its lease moved on: come back again), or died (the lease ran out: this delivery
+  claims it and runs it).
 - A task whose lease ran out reads as stalled. Running it again (`stalled_twin`, from the outbox)
   closes the stalled record first, so the broker's later redelivery of it finds it finished and
   does nothing; if the redelivery got there first and is running it, the re-run follows that run.
@@ -23,17 +33,28 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import json
+import logging
 import os
 import socket
+import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .models import TaskRecord, TaskState
+
+logger = logging.getLogger(__name__)
+
+# How long a claim holds without a sign of life. Its worker renews it every third of it, so two
+# missed renewals (a slow database) are survived; a dead worker's work is free again within it.
+LEASE_SECONDS = 30
+RENEWALS_PER_LEASE = 3
 
 
 class Outcome(enum.StrEnum):
@@ -47,6 +68,7 @@ class Outcome(enum.StrEnum):
 class Claim:
     outcome: Outcome
     token: str | None = None
+    until: dt.datetime | None = None  # HELD: when the holder's lease runs out unless renewed
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,8 @@ class Held:
 
 # Claims held by this worker process, by task id (set before the task runs, dropped when it ends).
 _held: dict[str, Held] = {}
+_held_lock = threading.Lock()
+_renewing_in: int | None = None  # the pid whose renewal thread runs (a forked child starts its own)
 
 
 def worker_name() -> str:
@@ -101,16 +125,28 @@ def claim(
     )
     if taken:
         return Claim(Outcome.CLAIMED, token)
-    state = TaskRecord.objects.filter(task_id=task_id).values_list("state", flat=True).first()
-    if state is None:
+    found = (
+        TaskRecord.objects.filter(task_id=task_id)
+        .values_list("state", "lease_expires_at", "progress_at")
+        .first()
+    )
+    if found is None:
         return Claim(Outcome.UNRECORDED)
+    state, expires, progress = found
     if state in (TaskState.SUCCEEDED, TaskState.FAILED):
         return Claim(Outcome.FINISHED)
-    return Claim(Outcome.HELD)
+    # A record started before leases existed runs out a lease after its last sign of life.
+    until = expires or (progress + lease if progress else now + lease)
+    return Claim(Outcome.HELD, until=until)
 
 
-def hold(task_id: str, held: Held) -> None:
-    _held[task_id] = held
+def hold(task_id: str, held: Held, *, renew_in_background: bool = True) -> None:
+    """Keep the claim while the task runs; a worker renews it in the background (an eager run in
+    the caller's process has no broker to redeliver it, and no thread of its own is wanted)."""
+    with _held_lock:
+        _held[task_id] = held
+    if renew_in_background:
+        _start_renewing()
 
 
 def held(task_id: str) -> Held | None:
@@ -119,7 +155,50 @@ def held(task_id: str) -> Held | None:
 
 def release(task_id: str) -> Held | None:
     """Forget this process's claim on the task (it ended); the claim it had, if any."""
-    return _held.pop(task_id, None)
+    with _held_lock:
+        return _held.pop(task_id, None)
+
+
+def renew(now: dt.datetime | None = None) -> int:
+    """Move on the lease of every claim this process holds, never past its time limit; the number
+    of claims renewed (one that is no longer this worker's, or finished, is left alone)."""
+    now = now or timezone.now()
+    with _held_lock:
+        mine = list(_held.items())
+    renewed = 0
+    for task_id, claim_held in mine:
+        renewed += TaskRecord.objects.filter(
+            task_id=task_id, claim_token=claim_held.token, state=TaskState.STARTED
+        ).update(lease_expires_at=min(now + claim_held.lease, claim_held.deadline))
+    return renewed
+
+
+def _renewal_interval() -> float:
+    with _held_lock:
+        leases = [h.lease.total_seconds() for h in _held.values()]
+    return max(1.0, min(leases or [LEASE_SECONDS]) / RENEWALS_PER_LEASE)
+
+
+def _renew_forever() -> None:
+    while True:
+        time.sleep(_renewal_interval())
+        if not _held:
+            continue
+        try:
+            renew()
+        except Exception:  # noqa: BLE001 — the next renewal tries again; the lease allows two misses
+            logger.warning("Task leases of %s not renewed", worker_name(), exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection: reopened at the next renewal
+
+
+def _start_renewing() -> None:
+    global _renewing_in
+    with _held_lock:
+        if _renewing_in == os.getpid():
+            return
+        _renewing_in = os.getpid()
+    threading.Thread(target=_renew_forever, name="rackpass-task-lease", daemon=True).start()
 
 
 def heartbeat(task_id: str, *, now: dt.datetime, percent: int, step: str) -> None:

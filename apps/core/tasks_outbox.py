@@ -171,10 +171,10 @@ def owed_messages(object_repr: str) -> list[str]:
 
 
 def is_stalled(record: TaskRecord, now: dt.datetime | None = None) -> bool:
-    """Started, and its lease has run out: no worker can still be running it (the time limit
-    would have killed it, or its progress would have renewed a shorter lease), so it died with
-    its worker (OOM, node loss). A record started before leases existed: no sign of life for
-    longer than its time limit."""
+    """Started, and its lease has run out: no worker can still be running it (its worker renews
+    the lease while it runs, and the time limit would have killed it), so it died with its worker
+    (OOM, node loss). A record started before leases existed: no sign of life for longer than its
+    time limit."""
     if record.state != TaskState.STARTED:
         return False
     now = now or timezone.now()

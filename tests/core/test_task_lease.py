@@ -6,6 +6,7 @@ work and the redelivery of that work never both do it. Time is injected: no test
 import datetime as dt
 
 import pytest
+from celery.exceptions import Ignore
 from django.core.management import call_command
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
@@ -122,6 +123,84 @@ def test_a_message_whose_work_another_worker_holds_is_skipped(coordinator):
     record.refresh_from_db()
     assert RUNS == []
     assert record.state == TaskState.STARTED and record.claim_token == held.token  # still theirs
+
+
+def test_a_worker_that_finds_the_work_held_sends_it_again_for_when_the_lease_runs_out(
+    coordinator, monkeypatch
+):
+    """Not acknowledged and forgotten: the holder may have died with its lease still running (the
+    broker hands out a killed worker's message again), and then nothing else would finish it."""
+    record = owed(coordinator)
+    now = timezone.now()
+    held = task_lease.claim(record.task_id, worker="dead-host:7", lease=dt.timedelta(seconds=30), now=now)
+    sent = []
+    monkeypatch.setattr(celery_app, "send_task", lambda name, args, kwargs, **options: sent.append(options))
+    monkeypatch.setattr(task_base, "clock", lambda: now + dt.timedelta(seconds=10))
+    lease_probe.push_request(
+        id=record.task_id, kwargs=record.kwargs, is_eager=False, retries=2,
+        delivery_info={"exchange": "", "routing_key": "rackpass-worker-queue"},
+    )  # fmt: skip
+    try:
+        with pytest.raises(Ignore):  # this delivery is acknowledged: its copy comes back later
+            lease_probe(**record.kwargs)
+    finally:
+        lease_probe.pop_request()
+    assert RUNS == []
+    [again] = sent
+    assert again["task_id"] == record.task_id and again["queue"] == "rackpass-worker-queue"
+    assert again["countdown"] == 20 + 1 and again["retries"] == 2  # the same delivery, later
+    record.refresh_from_db()
+    assert record.claim_token == held.token  # still the holder's until its lease runs out
+
+
+def test_a_held_lease_comes_back_as_a_claim_on_that_redelivery_once_its_worker_died(coordinator):
+    """The sent-again message when it comes back: the holder died (no renewal), so it runs once."""
+    record = owed(coordinator)
+    then = timezone.now() - dt.timedelta(seconds=31)
+    task_lease.claim(record.task_id, worker="dead-host:7", lease=dt.timedelta(seconds=30), now=then)
+    redeliver(record)
+    record.refresh_from_db()
+    assert len(RUNS) == 1 and record.state == TaskState.SUCCEEDED and record.claims == 2
+
+
+def test_a_live_worker_renews_its_lease_never_past_the_time_limit(coordinator):
+    mine, theirs = owed(coordinator, "A"), owed(coordinator, "B")
+    now = timezone.now()
+    lease = dt.timedelta(seconds=30)
+    claimed = task_lease.claim(mine.task_id, worker="me:1", lease=lease, now=now)
+    task_lease.claim(theirs.task_id, worker="them:2", lease=lease, now=now)
+    deadline = now + dt.timedelta(seconds=60)
+    task_lease.hold(
+        mine.task_id, task_lease.Held(token=claimed.token, deadline=deadline, lease=lease),
+        renew_in_background=False,
+    )  # fmt: skip
+    try:
+        assert task_lease.renew(now + dt.timedelta(seconds=20)) == 1
+        mine.refresh_from_db()
+        assert mine.lease_expires_at == now + dt.timedelta(seconds=50)
+        task_lease.renew(now + dt.timedelta(seconds=40))
+        mine.refresh_from_db()
+        assert mine.lease_expires_at == deadline  # the worker kills the task then anyway
+        theirs.refresh_from_db()
+        assert theirs.lease_expires_at == now + lease  # another worker's claim is its own to renew
+        TaskRecord.objects.filter(pk=mine.pk).update(state=TaskState.SUCCEEDED, lease_expires_at=None)
+        assert task_lease.renew(now + dt.timedelta(seconds=45)) == 0  # finished: nothing leased
+    finally:
+        task_lease.release(mine.task_id)
+
+
+def test_a_task_claims_a_short_lease_not_its_whole_time_limit(enqueue, monkeypatch):
+    """A dead worker's work is free again within one lease, not after the time limit."""
+    seen = []
+    original = task_lease.claim
+
+    def spy(task_id, **kwargs):
+        seen.append(kwargs["lease"])
+        return original(task_id, **kwargs)
+
+    monkeypatch.setattr(task_lease, "claim", spy)
+    enqueue()
+    assert seen == [dt.timedelta(seconds=task_lease.LEASE_SECONDS)] and task_lease.LEASE_SECONDS < 60
 
 
 def test_an_expired_lease_is_claimed_again_and_the_stalled_work_runs_once(coordinator):

@@ -1,6 +1,7 @@
 """A worker killed outright (SIGKILL of its main process: OOM, node loss) in the middle of a task:
-the task shows as running until its time limit passes, then as stalled; the broker redelivers it
-after the visibility timeout and another worker finishes it, once."""
+the task shows as running until its lease runs out (nobody renews it), then as stalled; the broker
+redelivers it after the visibility timeout, and the delivery that finds the dead worker's lease
+still holding comes back when it runs out, so another worker finishes it, once."""
 
 import datetime as dt
 import signal
@@ -84,7 +85,7 @@ def test_a_task_whose_worker_is_killed_is_stalled_then_redelivered_and_done_once
     finally:
         unlock.set()
         holder.join(10)
-    # Nobody runs it now: it reads as running until its time limit passes, then as stalled.
+    # Nobody runs it now: it reads as running until its lease runs out, then as stalled.
     record = TaskRecord.objects.get(task_id=task_id)
     assert tasks_outbox.task_progress(record)["state"] == "STARTED"
     later = timezone.now() + dt.timedelta(seconds=record.time_limit + 1)
