@@ -3,7 +3,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 
 from apps.core.admin import AuditTrailAdminMixin
 
-from . import services
+from . import hooks, services
 from .models import ApiToken, Connection, Contact, Organisation, Registration, ServiceCoverage, User
 
 
@@ -36,6 +36,21 @@ class OrganisationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
         "four_eyes_approved_by",
         "four_eyes_changed_at",
     )
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            return super().save_model(request, obj, form, change)
+        # Through the service: a party's names and country are what compliance screens and
+        # decides on, and the service tells it which of them changed.
+        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.cleaned_data}
+        services.organisation_update(organisation=obj, fields=fields, actor=request.user)
+
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.model is Registration and (
+            formset.new_objects or formset.changed_objects or formset.deleted_objects
+        ):
+            hooks.organisation_changed(form.instance, {"registrations"}, request.user)
 
 
 @admin.register(Connection)

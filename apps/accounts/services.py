@@ -27,19 +27,24 @@ def organisation_create(*, fields: dict[str, Any]) -> Organisation:
 
 
 @transaction.atomic
-def organisation_update(*, organisation: Organisation, fields: dict[str, Any]) -> Organisation:
+def organisation_update(
+    *, organisation: Organisation, fields: dict[str, Any], actor: User | None = None
+) -> Organisation:
     organisation = Organisation.objects.select_for_update().get(pk=organisation.pk)
     before = {name: getattr(organisation, name) for name in fields}
     organisation = _apply(organisation, fields)
     # Higher apps re-read what rests on the organisation's facts (compliance: its screening).
-    hooks.organisation_changed(organisation, {n for n, v in before.items() if getattr(organisation, n) != v})
+    changed = {n for n, v in before.items() if getattr(organisation, n) != v}
+    hooks.organisation_changed(organisation, changed, actor)
     return organisation
 
 
 @transaction.atomic
-def registration_create(*, organisation: Organisation, fields: dict[str, Any]) -> Registration:
+def registration_create(
+    *, organisation: Organisation, fields: dict[str, Any], actor: User | None = None
+) -> Registration:
     registration = _apply(Registration(organisation=organisation), fields)
-    hooks.organisation_changed(organisation, {"registrations"})
+    hooks.organisation_changed(organisation, {"registrations"}, actor)
     return registration
 
 

@@ -126,7 +126,9 @@ class OrganisationUpdateView(_OrganisationFormMixin, ScopedQuerysetMixin, Servic
 
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in form.changed_data}
-        organisation = services.organisation_update(organisation=self.object, fields=fields)
+        organisation = services.organisation_update(
+            organisation=self.object, fields=fields, actor=self.request.user
+        )
         messages.success(self.request, f"Organisation {organisation} saved.")
         return organisation
 

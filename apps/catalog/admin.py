@@ -4,6 +4,7 @@ from django.db import models
 from apps.core.admin import AuditTrailAdminMixin
 from apps.core.forms import BoundedJSONField
 
+from . import services
 from .models import Manufacturer, Part, PartTariffCode, Unit
 
 
@@ -45,6 +46,13 @@ class PartAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     formfield_overrides = {models.JSONField: {"form_class": BoundedJSONField}}
     raw_id_fields = ("owner",)
     inlines = (PartTariffCodeInline,)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            return super().save_model(request, obj, form, change)
+        # Through the service: compliance answers rest on a part's figures, category and origin.
+        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.cleaned_data}
+        form.instance = services.part_update(part=obj, fields=fields, actor=request.user)
 
 
 @admin.register(Unit)

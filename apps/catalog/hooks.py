@@ -41,3 +41,25 @@ def with_part_columns(queryset: QuerySet) -> QuerySet:
     for column in _columns:
         queryset = column.annotate(queryset)
     return queryset
+
+
+# --- a part's facts changed ------------------------------------------------------------------
+# Compliance answers rest on a part's figures, category and origin: it listens here (`ready()`)
+# and marks the answers of shipments carrying the part stale, as `apps.accounts.hooks` does for
+# an organisation's facts.
+
+PartListener = Callable[[object, set, object], None]
+_part_listeners: list[PartListener] = []
+
+
+def on_part_change(listener: PartListener) -> None:
+    """Register `listener(part, changed field names, actor)` (idempotent)."""
+    if listener not in _part_listeners:
+        _part_listeners.append(listener)
+
+
+def part_changed(part, fields: set[str], actor=None) -> None:
+    if not fields:
+        return
+    for listener in list(_part_listeners):
+        listener(part, fields, actor)

@@ -11,6 +11,7 @@ from django.db import transaction
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.core.hscodes import normalise_hs_code
 
+from . import hooks
 from .models import Manufacturer, Part, PartTariffCode
 
 
@@ -47,14 +48,22 @@ def part_create(
 
 @transaction.atomic
 def part_update(
-    *, part: Part, fields: dict[str, Any], tariff_codes: Iterable[dict[str, str]] | None = None
+    *,
+    part: Part,
+    fields: dict[str, Any],
+    tariff_codes: Iterable[dict[str, str]] | None = None,
+    actor: User | None = None,
 ) -> Part:
-    """Change a part; with `tariff_codes`, its national tariff codes become exactly those given."""
+    """Change a part; with `tariff_codes`, its national tariff codes become exactly those given.
+    Higher apps hear which facts changed (`hooks.on_part_change`: compliance re-checks the open
+    shipments carrying it)."""
     part = Part.objects.select_for_update().get(pk=part.pk)
+    before = {name: getattr(part, name) for name in fields}
     for name, value in fields.items():
         setattr(part, name, value)
     part.full_clean()
     part.save()
+    hooks.part_changed(part, {name for name, value in before.items() if getattr(part, name) != value}, actor)
     if tariff_codes is not None:
         part_tariff_codes_set(part=part, tariff_codes=tariff_codes)
     elif "hs_code" in fields:

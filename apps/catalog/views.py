@@ -102,6 +102,8 @@ class PartUpdateView(ScopedQuerysetMixin, ServiceFormMixin, UpdateView):
     def save_with_service(self, form):
         fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.Meta.fields}
         tariff_codes = form.cleaned_data["tariff_codes"] if "tariff_codes" in form.changed_data else None
-        part = part_update(part=self.object, fields=fields, tariff_codes=tariff_codes)
+        part = part_update(
+            part=self.object, fields=fields, tariff_codes=tariff_codes, actor=self.request.user
+        )
         messages.success(self.request, f"Part {part} saved.")
         return part

@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from apps.core.admin import AuditTrailAdminMixin
 
+from . import services
 from .models import (
     ComplianceApproval,
     ComplianceCheck,
@@ -86,19 +87,55 @@ class LicenceAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         # Through the service, so shipments waiting for this licence are checked again.
-        from .services import licence_save
+        services.licence_save(licence=obj, fields={}, actor=request.user)
 
-        licence_save(licence=obj, fields={}, actor=request.user)
+    def has_delete_permission(self, request, obj=None):
+        # A licence is ended (revoked, surrendered: `licence_expire`, with a reason), never deleted:
+        # its drawdowns and the answers that rested on it stay explainable.
+        return False
+
+
+class ThroughServiceAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+    """Saved and deleted through the compliance services (one at a time, bulk deletes included):
+    a check reads these records, so each change marks the answers resting on them stale."""
+
+    save_service = delete_service = None
+
+    def save_model(self, request, obj, form, change):
+        type(self).save_service(obj, actor=request.user)
+
+    def delete_model(self, request, obj):
+        type(self).delete_service(obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
 
 @admin.register(ImportRequirement)
-class ImportRequirementAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+class ImportRequirementAdmin(ThroughServiceAdmin):
     list_display = ("country", "kind", "scheme", "name", "hs_prefixes", "categories")
     list_filter = ("country", "kind")
 
+    @staticmethod
+    def save_service(obj, *, actor):
+        services.import_requirement_save(requirement=obj, actor=actor)
+
+    @staticmethod
+    def delete_service(obj, *, actor):
+        services.import_requirement_delete(requirement=obj, actor=actor)
+
 
 @admin.register(PartCertification)
-class PartCertificationAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
+class PartCertificationAdmin(ThroughServiceAdmin):
     list_display = ("part", "scheme", "country", "number", "valid_until")
     list_filter = ("scheme", "country")
     raw_id_fields = ("part",)
+
+    @staticmethod
+    def save_service(obj, *, actor):
+        services.part_certification_save(certification=obj, actor=actor)
+
+    @staticmethod
+    def delete_service(obj, *, actor):
+        services.part_certification_delete(certification=obj, actor=actor)

@@ -77,6 +77,18 @@ class ShipmentAdmin(AuditTrailAdminMixin, admin.ModelAdmin):
     )
     inlines = [PartyInline, LineInline, PackageInline, LegInline]
 
+    # Shown, never changed here: a shipment's parties, lines, terms and legs change through the
+    # shipment pages and API, whose services check the status allows it, mark the compliance answer
+    # stale and check it again. An edit here would walk past all of that.
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(HubHandlingRate)
 class HubHandlingRateAdmin(AuditTrailAdminMixin, admin.ModelAdmin):

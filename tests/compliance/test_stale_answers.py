@@ -13,13 +13,23 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from apps.accounts import services as account_services
 from apps.accounts.models import Registration
+from apps.catalog import services as catalog_services
 from apps.compliance import services
-from apps.compliance.models import ComplianceAlert, ComplianceCheck, HoldKind, Licence
+from apps.compliance.models import (
+    ComplianceAlert,
+    ComplianceCheck,
+    HoldKind,
+    ImportRequirement,
+    Licence,
+    PartCertification,
+)
 from apps.documents.services import documents_issue_required
 from apps.shipments import services as shipment_services
 from apps.shipments.models import Shipment, Site, TrackingEvent
 from apps.shipments.services import TransitionRefused
+from tests.admin_forms import admin_form, admin_save, form_errors
 from tests.factories import OrganisationFactory
 from tests.shipments.conftest import pack_all
 
@@ -305,6 +315,10 @@ INPUTS = [
     "licence_changed",
     "licence_ended",
     "party",
+    "registration",
+    "part",
+    "certification",
+    "requirement",
 ]
 
 
@@ -341,8 +355,24 @@ def test_every_input_marks_the_answer_stale_with_its_reason_and_checks_again(
         "licence_ended": lambda: services.licence_expire(
             licence=licence, reason="Revoked by BIS on appeal", actor=compliance_officer
         ),
-        "party": lambda: __import__("apps.accounts.services", fromlist=["x"]).organisation_update(
+        "party": lambda: account_services.organisation_update(
             organisation=indian_customer, fields={"legal_name": "Chennai AI Compute Pvt. Ltd."}
+        ),
+        "registration": lambda: account_services.registration_create(
+            organisation=indian_customer, fields={"scheme": "ein", "number": "12-3456789", "country": "US"}
+        ),
+        "part": lambda: catalog_services.part_update(part=switch, fields={"country_of_origin": "TW"}),
+        "certification": lambda: services.part_certification_save(
+            certification=PartCertification(part=switch, scheme="wpc", country="IN", number="ETA-2026-1")
+        ),
+        "requirement": lambda: services.import_requirement_save(
+            requirement=ImportRequirement(
+                country="IN",
+                kind="product_registration",
+                scheme="wpc",
+                name="WPC ETA",
+                categories="network_switch",
+            )
         ),
     }[kind]
     with django_capture_on_commit_callbacks(execute=False) as queued:
@@ -387,3 +417,112 @@ def test_a_draft_edit_marks_its_last_answer_stale(
         words = "destination"
     first.refresh_from_db()
     assert first.stale_since is not None and words in first.stale_reason.lower(), first.stale_reason
+
+
+# --- the admin site's doors ---------------------------------------------------------------------
+# Operator staff may change the same inputs on the admin site: each change there goes through the
+# same services, so it marks the answers resting on it stale with the reason and checks them again.
+
+ADMIN_DOORS = [
+    "organisation",
+    "registration_added",
+    "part",
+    "certification_added",
+    "certification_deleted",
+    "requirement_added",
+    "requirement_deleted",
+]
+
+
+@pytest.mark.parametrize("door", ADMIN_DOORS)
+def test_every_admin_door_to_an_input_marks_the_answer_stale(
+    door, booked, admin_user, indian_customer, switch, client, django_capture_on_commit_callbacks
+):
+    shipment = booked()
+    first = latest(shipment)
+    client.force_login(admin_user)
+    if door.endswith("_deleted"):
+        model = PartCertification if door.startswith("certification") else ImportRequirement
+        record = (
+            PartCertification.objects.create(part=switch, scheme="wpc", country="IN", number="ETA-9")
+            if model is PartCertification
+            else ImportRequirement.objects.create(
+                country="IN",
+                kind="product_registration",
+                scheme="wpc",
+                name="WPC ETA",
+                categories="network_switch",
+            )
+        )
+        services.compliance_check_run(shipment=shipment, actor=admin_user)
+        first = latest(shipment)
+        assert first.stale_since is None
+    organisation_url = f"/admin/accounts/organisation/{indian_customer.pk}/change/"
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        if door == "organisation":
+            admin_save(client, organisation_url, legal_name="Chennai AI Compute Pvt. Ltd.")
+            words = "legal name"
+        elif door == "registration_added":
+            form = admin_form(client, organisation_url)
+            n = int(form["registrations-TOTAL_FORMS"])
+            admin_save(
+                client,
+                organisation_url,
+                **{
+                    "registrations-TOTAL_FORMS": str(n + 1),
+                    f"registrations-{n}-scheme": "ein",
+                    f"registrations-{n}-number": "12-3456789",
+                    f"registrations-{n}-country": "US",
+                },
+            )
+            words = "registrations"
+        elif door == "part":
+            admin_save(client, f"/admin/catalog/part/{switch.pk}/change/", country_of_origin="TW")
+            words = "country of origin"
+        elif door == "certification_added":
+            answer = client.post(
+                "/admin/compliance/partcertification/add/",
+                {"part": switch.pk, "scheme": "wpc", "country": "IN", "number": "ETA-1", "_save": "Save"},
+            )
+            assert answer.status_code == 302, form_errors(answer)
+            words = "certification"
+        elif door == "requirement_added":
+            form = admin_form(client, "/admin/compliance/importrequirement/add/")
+            form.update(
+                country="IN",
+                kind="product_registration",
+                scheme="wpc",
+                name="WPC ETA",
+                categories="network_switch",
+            )
+            answer = client.post("/admin/compliance/importrequirement/add/", {**form, "_save": "Save"})
+            assert answer.status_code == 302, form_errors(answer)
+            words = "import requirement"
+        else:
+            url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/{record.pk}/delete/"
+            assert client.post(url, {"post": "yes"}).status_code == 302
+            assert not model.objects.filter(pk=record.pk).exists()
+            words = "withdrawn"
+        stale = ComplianceCheck.objects.get(pk=first.pk)
+        assert stale.stale_since is not None and words in stale.stale_reason.lower(), (
+            door,
+            stale.stale_reason,
+        )
+        with pytest.raises(TransitionRefused):
+            depart(shipment, admin_user)
+    assert queued, "a re-check is queued"
+
+
+def test_the_admin_site_shows_a_shipment_and_changes_nothing_of_it(booked, admin_user, client):
+    """Lines, parties, terms and legs change through the shipment's services (status allowed,
+    answer stale, checked again); the admin site would walk past all of that."""
+    shipment = booked()
+    client.force_login(admin_user)
+    url = f"/admin/shipments/shipment/{shipment.pk}/change/"
+    page = client.get(url)
+    assert page.status_code == 200 and b'name="_save"' not in page.content
+    form = admin_form(client, url)
+    answer = client.post(url, {**form, "incoterm": "DDP", "_save": "Save"})
+    assert answer.status_code == 403
+    assert client.post(f"/admin/shipments/shipment/{shipment.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert fresh(shipment).incoterm == shipment.incoterm

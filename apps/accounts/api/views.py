@@ -46,7 +46,7 @@ class OrganisationViewSet(
 
     def perform_update(self, serializer):
         serializer.instance = services.organisation_update(
-            organisation=serializer.instance, fields=serializer.validated_data
+            organisation=serializer.instance, fields=serializer.validated_data, actor=self.request.user
         )
 
 

@@ -41,7 +41,9 @@ class PartViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
     def perform_update(self, serializer):
         fields = dict(serializer.validated_data)
         tariff_codes = fields.pop("tariff_codes", None)
-        serializer.instance = part_update(part=serializer.instance, fields=fields, tariff_codes=tariff_codes)
+        serializer.instance = part_update(
+            part=serializer.instance, fields=fields, tariff_codes=tariff_codes, actor=self.request.user
+        )
 
     def perform_destroy(self, instance):
         part_delete(part=instance)

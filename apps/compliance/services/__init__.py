@@ -26,6 +26,12 @@ from .checks import (
 from .classification import current_classification, part_classify, part_figures
 from .countries import active_country_data, country_data_load, country_data_load_default
 from .licences import licence_expire, licence_save, remaining
+from .requirements import (
+    import_requirement_delete,
+    import_requirement_save,
+    part_certification_delete,
+    part_certification_save,
+)
 from .screening import (
     adhoc_screen,
     attach_shipments,
@@ -73,6 +79,10 @@ __all__ = [
     "organisation_screen",
     "part_classification_override",
     "part_classify",
+    "import_requirement_delete",
+    "import_requirement_save",
+    "part_certification_delete",
+    "part_certification_save",
     "part_figures",
     "remaining",
     "rescreen_all",

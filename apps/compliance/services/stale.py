@@ -2,9 +2,11 @@
 
 Every change to what a shipment's compliance answer rests on arrives here by one path
 (`answers_stale`, listening to `services.inputs`): a list edition, a country-data edition, a
-classification, a licence recorded, changed or ended, a party's organisation renamed or moved, and
-(through `shipments.hooks.on_change`) a party, line or term of a draft. In the transaction that made
-the change, the open shipments it concerns get their checks marked stale with the reason, and:
+classification, a licence recorded, changed or ended, a party's organisation renamed or moved or its
+registrations changed, a part's facts, a destination's import requirements or a part's
+certifications, and (through `shipments.hooks.on_change`) a party, line or term of a draft. In the
+transaction that made the change, the open shipments it concerns get their checks marked stale
+with the reason, and:
 
 - a draft is checked again when it is submitted (its stale mark says why the old answer is void);
 - a shipment not departed is checked again after the change commits (Celery) — or at once, in the
@@ -19,6 +21,7 @@ milestone that would move it is refused with the reasons (409 in the API)."""
 
 from __future__ import annotations
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Q
 from django.utils import timezone
 
@@ -85,6 +88,26 @@ def organisation_changed(organisation: Organisation, fields: set[str], actor) ->
     )
 
 
+def part_changed(part, fields: set[str], actor) -> None:
+    """`catalog.hooks.on_part_change`: a part's figures, category, origin or codes changed; its
+    engine classification is brought up to date by the re-check."""
+    labels = [_field_label(part, name) for name in sorted(fields)]
+    answers_stale(
+        InputsChanged(
+            reason=f"Part {part.part_number} changed its {', '.join(labels)}.",
+            shipments=Q(lines__part=part),
+            actor=actor,
+        )
+    )
+
+
+def _field_label(instance, name: str) -> str:
+    try:
+        return str(instance._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:  # a name that is no model field is shown as it is
+        return name
+
+
 def departure_problems(shipment: Shipment) -> list[str]:
     """The guard on leaving (entering in transit): a check of the shipment as it is now, not
     stale, that passes or whose every reason is resolved. Every party of the shipment may read
@@ -121,9 +144,11 @@ def departure_problems(shipment: Shipment) -> list[str]:
 def register() -> None:
     """Called from the app's ready(): listen to every input change, guard the departure."""
     from apps.accounts import hooks as account_hooks
+    from apps.catalog import hooks as catalog_hooks
     from apps.shipments import hooks as shipment_hooks
 
     inputs.listen(answers_stale)
     shipment_hooks.guard(ShipmentStatus.IN_TRANSIT, departure_problems)
     shipment_hooks.on_change(shipment_changed)
     account_hooks.on_organisation_change(organisation_changed)
+    catalog_hooks.on_part_change(part_changed)
