@@ -766,7 +766,7 @@ def _shipments() -> int:
         move(shipment, ShipmentStatus.CANCELLED, reason="Customer moved the order to the next pod.")
 
     # F: a Singapore buyer for an Indian site — no Indian entity, so an importer of record is
-    # named; ocean for racks and CDUs; waiting in compliance review.
+    # named; ocean for racks and CDUs; submitted for review (the worker's check approves it).
     shipment = make(
         "[Demo F]",
         {
