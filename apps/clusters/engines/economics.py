@@ -1,4 +1,4 @@
-"""Own or rent (issue 14): the cluster's cumulative cost month by month, owned against rented.
+"""Own or rent: the cluster's cumulative cost month by month, owned against rented.
 
 No Django imports; all money is Decimal, in one currency (`currency`), rounded to cents once a
 month's figure is known, so the cumulative sums add up exactly.

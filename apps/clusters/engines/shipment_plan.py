@@ -1,5 +1,5 @@
 """A cluster's shipment plan: which bill-of-materials lines travel together, from where, by air or
-by sea, and what the freight costs on the rate table (issue 14, "Shipment plan").
+by sea, and what the freight costs on the rate table.
 
 No Django imports: `apps/clusters/shipment_plan.py` adapts the BOM, the site and the rate table to
 these dataclasses. Freight is priced with the shipments app's freight engine
