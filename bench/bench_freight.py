@@ -406,7 +406,7 @@ class _World:
             captured["args"], captured["kwargs"] = args, kwargs
             return original(*args, **kwargs)
 
-        with mock.patch.object(selectors.freight_engine, "plan_route", capture):
+        with mock.patch.object(freight_engine, "plan_route", capture):
             selectors.freight_route(
                 Shipment.objects.select_related("origin", "destination").get(pk=shipment.pk)
             )

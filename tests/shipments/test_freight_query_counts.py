@@ -132,7 +132,7 @@ def test_freight_options_panel_and_page_run_as_many_queries_for_5_and_40_lines(
 def test_the_page_shows_the_lines_a_leg_carries_as_runs_and_the_first_lines_with_a_link(
     consolidation, coordinator, browser_as, monkeypatch
 ):
-    monkeypatch.setattr("apps.shipments.views.LINES_SHOWN", 15)
+    monkeypatch.setattr("apps.shipments.views.detail.LINES_SHOWN", 15)
     shipment = consolidation(40)
     browser = browser_as(coordinator)
     page = browser.get(f"/shipments/{shipment.reference}/").content.decode()
