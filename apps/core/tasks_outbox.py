@@ -1,7 +1,7 @@
 """The outbox: a state change that needs a background task records it as owed in its own
 transaction, and the task is handed to the broker only after the commit.
 
-    enqueue_on_commit(run_compliance_check, kwargs={...}, kind="compliance check", actor=user, ...)
+    enqueue_on_commit("compliance.run_check", kwargs={...}, kind="compliance check", actor=user, ...)
 
 - The `TaskRecord` (state *owed*) commits or rolls back with the state change: no task is sent
   for a change that did not happen, and no committed change loses its task.
@@ -23,6 +23,7 @@ import logging
 import uuid
 from typing import Any, NamedTuple
 
+from celery import Task, current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
@@ -45,7 +46,7 @@ STALLED_MESSAGE = "Stalled — the worker may have stopped; run it again."
 
 
 def enqueue_on_commit(
-    task,
+    task: str | Task,
     *,
     kwargs: dict[str, Any],
     kind: str,
@@ -59,7 +60,12 @@ def enqueue_on_commit(
     Returns the record; its `task_id` is what the caller polls (`/api/v1/tasks/{id}/`). Running
     again work that stalled (the same task with the same arguments, its lease run out) closes the
     stalled record, so the broker's redelivery of it does nothing; if that redelivery is running
-    it already, its record is returned and nothing new is queued (`task_lease.stalled_twin`)."""
+    it already, its record is returned and nothing new is queued (`task_lease.stalled_twin`).
+
+    `task` is the task's registered name (`"documents.generate"`) or the task itself. Services
+    pass the name: the tasks module imports the services, so a service never imports it back."""
+    if isinstance(task, str):
+        task = task_named(task)
     task_id = task_id or str(uuid.uuid4())
     running = task_lease.stalled_twin(task.name, kwargs, rerun_task_id=task_id)
     if running is not None:
@@ -95,9 +101,7 @@ def publish(task, *, kwargs: dict[str, Any], task_id: str) -> None:
 
 def send(record: TaskRecord, *, task=None) -> bool:
     """Send one owed task; True when the broker took it (or, eager, when it ran)."""
-    task = task or _task(record.task_name)
-    if task is None:
-        raise LookupError(f"No task named {record.task_name!r}.")
+    task = task or task_named(record.task_name)
     try:
         publish(task, kwargs=record.kwargs, task_id=record.task_id)
     except Exception as exc:  # noqa: BLE001 — whatever the broker says, the task stays owed
@@ -123,12 +127,20 @@ def _mark_sent(record: TaskRecord) -> None:
     )
 
 
-def _task(name: str):
-    from config.celery import app
+def task_named(name: str) -> Task:
+    """The registered task called `name` (as in `@shared_task(name=...)`); LookupError if none."""
+    task = _task(name)
+    if task is None:
+        raise LookupError(f"No task named {name!r}.")
+    return task
 
-    if name not in app.tasks:
-        app.loader.import_default_modules()  # the apps' tasks modules (autodiscovery)
-    return app.tasks.get(name)
+
+def _task(name: str) -> Task | None:
+    # The project's Celery app (config/celery.py) is the current one: it is made when Django reads
+    # its settings, and `shared_task` binds every task to it the same way. Core never imports config.
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()  # the apps' tasks modules (autodiscovery)
+    return current_app.tasks.get(name)
 
 
 class Sweep(NamedTuple):

@@ -173,14 +173,13 @@ def _write(
 
 def document_generate_start(*, shipment: Shipment, doc_types: list[str], actor: User | None) -> str:
     """Queue generation (recorded as owed now, sent after this transaction commits: the outbox);
-    returns the task id to poll."""
-    from .tasks import generate_documents
-
+    returns the task id to poll. The task (`tasks.generate_documents`) is named, not imported: it
+    calls back into this module."""
     unknown = [t for t in doc_types if t not in DocumentType.values]
     if unknown or not doc_types:
         raise ValidationError({"doc_types": f"Unknown document types: {', '.join(unknown) or 'none given'}."})
     return enqueue_on_commit(
-        generate_documents,
+        "documents.generate",
         kwargs={"shipment_id": shipment.pk, "doc_types": doc_types, "actor_id": actor.pk if actor else None},
         kind="document generation",
         actor=actor,
