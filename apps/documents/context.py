@@ -1,6 +1,7 @@
-"""What a trade document shows, as plain data (no Django imports).
+"""What a trade document shows, and what stops one being made (`Problem`), as plain data (no Django
+imports).
 
-The builder (`builder.py`) fills these from a shipment; the templates under
+The builder (`builder/`) fills these from a shipment; the templates under
 `templates/documents/pdf/` render them. Money and quantities are Decimal; text is the raw
 value — the templates escape it.
 """
@@ -11,6 +12,16 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something a document needs that the shipment lacks: the field (as the API names it), what
+    is wrong, and the page where it is fixed. A document with problems is not generated."""
+
+    field: str
+    message: str
+    fix_url: str
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class SignatureBlock:
 @dataclass(frozen=True)
 class DocOrigin:
     """The units of one line from one country of origin, when the line's units come from several
-    (a consolidation: the same server from two factories, issue 13). A customs entry declares
+    (a consolidation: the same server from two factories). A customs entry declares
     origin per item, so the invoice states each share as its own row; the shares add up to the
     line's quantity and value."""
 

@@ -1,5 +1,5 @@
 """Electronic export information (EEI, filed in the US Automated Export System): whether a filing is
-mandatory, and its commodity lines (no Django imports; `builder.py` adapts shipments to it).
+mandatory, and its commodity lines (no Django imports; `builder/us_export.py` adapts shipments to it).
 
 AES reports one commodity line per combination of the fields it keys on: the 10-digit Schedule B /
 HTS number, domestic or foreign origin, ECCN, licence code and licence number. Two lines of the

@@ -37,7 +37,7 @@ from apps.accounts.models import Contact, Organisation, OrganisationKind, User
 from apps.shipments.engines.incoterms import rule as incoterm_rule
 from apps.shipments.models import PartyRole, Shipment
 
-from .context import SignatureBlock
+from .context import Problem, SignatureBlock
 from .models import Document, DocumentStatus, DocumentType
 
 # The seller's export declarations, which its exporter of record may sign as its agent.
@@ -169,12 +169,10 @@ def countersignature_for(
     return _own_signature(party, actor) if party is not None else None
 
 
-def signature_problems(shipment: Shipment, doc_type: str, parties: dict[str, Organisation]) -> list:
+def signature_problems(shipment: Shipment, doc_type: str, parties: dict[str, Organisation]) -> list[Problem]:
     """A declaration (or a principal's authorisation) whose party names no authorised signatory,
     unless the operator may sign it as the party's agent. The purchaser of an end-user statement
     signs it too; an IOR/EOR's acceptance does not hold the document back."""
-    from .builder import Problem  # the builder calls this at the end of document_problems
-
     signers = [declarant(shipment, doc_type, parties)]
     if doc_type == DocumentType.END_USER_STATEMENT:
         signers.append(_countersigner(doc_type, parties))

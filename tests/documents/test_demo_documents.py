@@ -7,6 +7,7 @@ from apps.accounts.models import User
 from apps.compliance.models import CheckLineResult
 from apps.compliance.services import latest_check
 from apps.documents import builder, services
+from apps.documents.builder.shipment import line_compliance
 from apps.documents.models import Document, DocumentStatus
 from apps.shipments.models import Shipment
 
@@ -16,7 +17,7 @@ LINE_FIELDS = ("eccn", "licence")
 
 def _expected(shipment) -> dict[int, tuple[str, str]]:
     """line number → (ECCN, licence text) the latest compliance check decided."""
-    compliance = builder._line_compliance(shipment)
+    compliance = line_compliance(shipment)
     return {
         line.line_number: (compliance[line.pk][0], compliance[line.pk][2])
         for line in shipment.lines.all()

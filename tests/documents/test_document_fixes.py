@@ -48,7 +48,7 @@ def test_the_end_user_statement_names_the_exporters_signatory_not_the_operators_
 def test_the_exporter_is_named_with_the_generating_user_only_when_they_work_for_it(
     coordinator, operator, supplier
 ):
-    from apps.documents.builder import _requested_by
+    from apps.documents.builder.contents import _requested_by
 
     # The operator is the exporter: its own user generating the statement asks for it.
     assert _requested_by(operator, coordinator) == (
