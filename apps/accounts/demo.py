@@ -49,7 +49,7 @@ ORGANISATIONS = [
     },
     {
         # Builds NVIDIA's InfiniBand switches in Guadalajara and exports them itself: the Mexican
-        # origin of the consolidated demo shipment (issue 11).
+        # origin of the consolidated demo shipment.
         "kind": OrganisationKind.SUPPLIER,
         "legal_name": "Jabil Circuit de México, S. de R.L. de C.V.",
         "address_line1": "Av. Valdepeñas 1993",
@@ -139,7 +139,7 @@ USERS = [
 ]
 
 
-# Who works with whom in the demo (issue 9): the parties of the demo shipments, so that each demo
+# Who works with whom in the demo: the parties of the demo shipments, so that each demo
 # partner may name the others it ships with on shipments of its own. The Entity List look-alike
 # of the compliance demo is connected with nobody.
 CONNECTIONS = [

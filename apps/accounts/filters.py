@@ -15,7 +15,7 @@ class OrganisationFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
     kind = django_filters.ChoiceFilter(choices=OrganisationKind.choices)
     country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
-    # Sortable columns (issue 12); any other `sort=` value is named on the page (400 in the API).
+    # Sortable columns; any other `sort=` value is named on the page (400 in the API).
     # Not the user count: it is the page's annotation, absent from the API's queryset.
     sort = SortFilter(
         fields=(("legal_name", "name"), ("kind", "kind"), ("city", "city"), ("country", "country")),

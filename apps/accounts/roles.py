@@ -56,10 +56,10 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "documents.generate": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "documents.issue": frozenset({Role.COORDINATOR, Role.COMPLIANCE_OFFICER, Role.ADMIN}),
     "freight.view": ALL_ROLES,
-    # The carrier rate table is the operator's: partners never read its rates (issue 11).
+    # The carrier rate table is the operator's: partners never read its rates.
     "freight.rates.view": STAFF_ROLES,
     "freight.edit": frozenset({Role.COORDINATOR, Role.ADMIN}),
-    # Warehouse stock (issue 13). Partners see the stock they own or that is held for them.
+    # Warehouse stock. Partners see the stock they own or that is held for them.
     "stock.view": ALL_ROLES,
     # Receive, put away, move, count, pick, pack and ship: the warehouse floor.
     "stock.operate": frozenset({Role.WAREHOUSE_OPERATOR, Role.ADMIN}),
@@ -67,7 +67,7 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "stock.allocate": frozenset({Role.COORDINATOR, Role.WAREHOUSE_OPERATOR, Role.ADMIN}),
     # Import serials in bulk, keep the warehouse's locations.
     "stock.manage": frozenset({Role.WAREHOUSE_OPERATOR, Role.COORDINATOR, Role.ADMIN}),
-    # Cluster designs (issue 14). Partners see the designs their organisation owns or is the
+    # Cluster designs. Partners see the designs their organisation owns or is the
     # customer of; they plan (edit, size, turn into bills of materials, issue) only their own.
     "clusters.view": ALL_ROLES,
     "clusters.plan": frozenset({Role.COORDINATOR, Role.ADMIN, Role.PARTNER}),

@@ -96,7 +96,7 @@ def load(**_options) -> dict[str, int]:
             fields["accelerator"] = Part.objects.get(
                 owner=operator, part_number=record["accelerator"], category="accelerator"
             )
-        # The master catalogue's own part: a partner may keep one with the same number (issue 9).
+        # The master catalogue's own part: a partner may keep one with the same number.
         part = Part.objects.filter(
             owner=operator, manufacturer=manufacturer, part_number__iexact=record["part_number"]
         ).first()

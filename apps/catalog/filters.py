@@ -27,7 +27,7 @@ class PartFilter(django_filters.FilterSet):
     )
     is_active = django_filters.BooleanFilter()
 
-    # Sortable columns (issue 12): `sort=part_number`, `sort=-unit_value`; any other value is named.
+    # Sortable columns: `sort=part_number`, `sort=-unit_value`; any other value is named.
     sort = django_filters.OrderingFilter(
         fields=(
             ("part_number", "part_number"),

@@ -296,7 +296,7 @@ class Part(AuditedModel, TimeStampedModel):
         ordering = ["manufacturer__name", "part_number"]
         constraints = [
             # Unique within one owner's catalogue: another organisation's private part never decides
-            # whether a number is free (issue 9); clean() also refuses a master catalogue number.
+            # whether a number is free; clean() also refuses a master catalogue number.
             models.UniqueConstraint(
                 "owner", "manufacturer", Lower("part_number"), name="catalog_part_number_unique_per_owner"
             ),
@@ -359,7 +359,7 @@ class Part(AuditedModel, TimeStampedModel):
             and not (self.accelerator.owner_id == self.owner_id or self.accelerator.owner.kind == "operator")
         ):
             # Another organisation's private accelerator would read back through this part's
-            # classification, and stop its owner deleting it (issue 9).
+            # classification, and stop its owner deleting it.
             errors["accelerator"] = (
                 "The accelerator must be a part of the master catalogue or of the same owner."
             )
@@ -617,7 +617,7 @@ class Unit(AuditedModel, TimeStampedModel):
     """One serialised piece of hardware: a part and its serial number, unique per manufacturer.
 
     Every place that speaks of a serial — a shipment line and its packages, warehouse stock, a
-    cluster's installation — refers to this row (issue 13), so the same GPU server cannot be two
+    cluster's installation — refers to this row, so the same GPU server cannot be two
     things at once. The manufacturer is the part's, kept here for the uniqueness constraint."""
 
     part = models.ForeignKey(Part, on_delete=models.PROTECT, related_name="units")
@@ -632,7 +632,7 @@ class Unit(AuditedModel, TimeStampedModel):
     status = models.CharField(max_length=16, choices=UnitStatus.choices, default=UnitStatus.EXPECTED)
     customs_status = models.CharField(max_length=12, choices=CustomsStatus.choices, default="", blank=True)
     # Where this box was made: a property of the box, not of its part — the same server model is
-    # built in Taiwan and in Mexico, and a consolidation ships both on one line (issue 13). It is
+    # built in Taiwan and in Mexico, and a consolidation ships both on one line. It is
     # recorded from the inbound shipment line it arrives on (the supplier's declaration), else
     # the part's; blank only for a unit no line or receipt has named yet.
     country_of_origin = CountryField(
@@ -673,7 +673,7 @@ class Unit(AuditedModel, TimeStampedModel):
 
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
-        # A partner sees the units it owns; the warehouse adds what is held for it (issue 13).
+        # A partner sees the units it owns; the warehouse adds what is held for it.
         return Q(owner_id=organisation_id)
 
     def clean(self) -> None:

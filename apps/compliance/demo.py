@@ -155,7 +155,7 @@ def _signatory(organisation: Organisation, name: str, title: str, email: str) ->
 
 def _site(owner, name, city, country, customer) -> Site:
     """A customer's data centre kept by the operator: seen by the customer, those connected with
-    it and its shipments' parties, not by every partner (issue 9)."""
+    it and its shipments' parties, not by every partner."""
     site = Site.objects.filter(owner=owner, name=name).first()
     if site is None:
         site = Site(owner=owner, customer=customer, name=name, kind="data_centre", city=city, country=country)

@@ -1,4 +1,4 @@
-"""What a partner reads of a compliance check (issue 9, docs/security.md, "What a partner sees").
+"""What a partner reads of a compliance check (docs/security.md, "What a partner sees").
 
 Operator staff read everything. A partner (a party or the owner of the shipment) reads the check's
 result and summary, each line's classification, determination and reasoning (about the goods,

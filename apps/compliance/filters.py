@@ -11,7 +11,7 @@ from .models import Licence
 
 class LicenceFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
-    # Sortable columns (issue 12); any other `sort=` value is named on the page.
+    # Sortable columns; any other `sort=` value is named on the page.
     sort = SortFilter(
         fields=(
             ("number", "number"),

@@ -269,7 +269,7 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
             )
             for reason in check.hold_reasons.all():
                 reason.pending_approval = pending.get(reason.pk)
-            # A partner reads its own party result, without the screening's reasoning (issue 9).
+            # A partner reads its own party result, without the screening's reasoning.
             check.shown_party_results = disclosure.party_results_for(check.party_results.all(), request.user)
             for result in check.shown_party_results:
                 result.display_reasons = [] if disclosure.is_partner(request.user) else result.reasons
@@ -280,7 +280,7 @@ class ShipmentComplianceView(CapabilityRequiredMixin, View):
                 "shipment": shipment,
                 "check": checks[0] if checks else None,
                 # The same test as approval, booking and the documents' DRAFT mark: is the latest
-                # check one of the shipment as it is now (issue 12: one true status)?
+                # check one of the shipment as it is now (one true status)?
                 "check_outdated": bool(checks)
                 and checks[0].shipment_version != services.shipment_fingerprint(shipment),
                 "older_checks": checks[1:],

@@ -1,4 +1,4 @@
-"""The dashboard: each app puts its own tiles and panels on it (issue 13, one-way imports).
+"""The dashboard: each app puts its own tiles and panels on it (imports point one way, down).
 
 The dashboard view lives in core, below every app, and reads what the apps registered in their
 `AppConfig.ready()`: shipments its open / on hold / late counts, catalog the parts tile and the

@@ -1,4 +1,4 @@
-"""The demo data, one step per app, without `core` importing the apps (issue 13).
+"""The demo data, one step per app, without `core` importing the apps.
 
 `core` sits below every app, so `load_demo` cannot import their demo modules. Each app registers
 its steps in its `AppConfig.ready()`: a name, the callable that loads them and which steps it

@@ -1,4 +1,4 @@
-"""Search-as-you-type pickers for every form field that takes an object (issue 12: "pick, don't type").
+"""Search-as-you-type pickers for every form field that takes an object: pick, don't type.
 
 A model-choice field is drawn as a `<select>` that the browser script turns into a search box (Tom
 Select, vendored in static/vendor/tom-select/). Short lists keep every option in the page and are

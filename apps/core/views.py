@@ -143,7 +143,7 @@ class FilteredListMixin:
         filter_errors = []
         if filterset.is_bound and not filterset.is_valid():
             # A filter value that cannot be read is named, and nothing is listed: the whole list
-            # shown as if it were filtered would mislead (issue 12).
+            # shown as if it were filtered would mislead.
             form = filterset.form
             for name, errors in form.errors.items():
                 label = form.fields[name].label if name in form.fields else name

@@ -1,6 +1,6 @@
 """What was booked: the freight option (or per-leg plan) chosen when a shipment enters "booked".
 
-Freight options are not re-priced once a shipment is booked (issue 11): the booked view shows the
+Freight options are not re-priced once a shipment is booked: the booked view shows the
 plan stored here (`Shipment.booked_freight`, amounts as strings) and its cost. A leg that records
 its mode (and carrier) is taken as booked by that mode: its cheapest option of that mode (that
 carrier's, when it has a rate), priced on the day of booking; otherwise the recommended option is

@@ -45,8 +45,8 @@ OPERATOR_SITES = [
     ("Rackpass Bonded Hub Singapore", "warehouse", "Singapore", "SG", "", "", True),
     ("Chennai AI Compute — Siruseri DC1", "data_centre", "Chennai", "IN", "", "", False),
     ("Jabil Guadalajara (NVIDIA networking)", "factory", "Zapopan", "MX", "", "", False),
-    # Where the demo clusters' other parts leave from (issue 14: every proposal of a cluster's
-    # shipment plan needs an origin site; the planner matches a site by the part's maker, by name,
+    # Where the demo clusters' other parts leave from (every proposal of a cluster's shipment
+    # plan needs an origin site; the planner matches a site by the part's maker, by name,
     # in the part's country of origin). Kept by the operator, as the Jabil plant is: the makers
     # are not demo organisations.
     # NVIDIA's LinkX optical transceivers are built under contract by Fabrinet in Thailand; its
@@ -141,7 +141,7 @@ RATES = [
         "300",
         7,
     ),
-    # Issue 14: lanes for the demo clusters' Thai optics and Chinese cables, to the site and to the
+    # Lanes for the demo clusters' Thai optics and Chinese cables, to the site and to the
     # Singapore hub (demo figures [E], in line with the lanes above: short intra-Asian hops to
     # Singapore cost less than the long lanes to India). With Thailand and Mexico both able to
     # reach the hub by air, the clusters' air goods from those countries consolidate there. There
@@ -260,7 +260,7 @@ EXCHANGE_RATES = [
 ]
 
 
-# What higher apps do before the demo moves a shipment into a status (issue 13): compliance
+# What higher apps do before the demo moves a shipment into a status: compliance
 # approves through a passing check, as in real use; documents issues the required documents
 # before booking. They register here in their `AppConfig.ready()`; this module imports neither.
 # A preparation takes the shipment and who moves it, and returns the shipment (refreshed if it
@@ -320,7 +320,7 @@ def _reference_data() -> None:
         )
         customer = CUSTOMER_SITES.get(name)
         if customer and site.customer_id is None:
-            # Where a customer's cluster stands is the customer's (issue 9): seen by it, those
+            # Where a customer's cluster stands is the customer's: seen by it, those
             # connected with it and its shipments' parties, not by every partner.
             site.customer = Organisation.objects.get(legal_name=customer)
             site.full_clean()

@@ -1,4 +1,4 @@
-"""What a partner reads of a shipment's freight plan (issue 11).
+"""What a partner reads of a shipment's freight plan.
 
 The rate table (`FreightRate`) is the operator's: its carrier rates (price per kg, per container,
 per m³ and tonne, minimum charges) are read by operator staff only. Every price in a freight plan

@@ -20,7 +20,7 @@ from .models import (
 )
 from .selectors import late_q
 
-# A date picker in the browser, not a text box (issue 12); the API reads ISO dates as before.
+# A date picker in the browser, not a text box; the API reads ISO dates as before.
 DATE = forms.DateInput(attrs={"type": "date"})
 
 
@@ -36,7 +36,7 @@ class ShipmentFilter(django_filters.FilterSet):
         field_name="origin__country", choices=COUNTRY_CHOICES, label="Origin country"
     )
     # "Any", not django's "Unknown", when no choice is made, and a value other than true / false
-    # is an error named on the page (400 in the API), never silently the whole list (issue 12).
+    # is an error named on the page (400 in the API), never silently the whole list.
     late = django_filters.ChoiceFilter(
         method="filter_late",
         label="Late",
@@ -50,7 +50,7 @@ class ShipmentFilter(django_filters.FilterSet):
         field_name="required_by", lookup_expr="gte", label="Required on or after", widget=DATE
     )
 
-    # Sortable columns (issue 12): `sort=required_by` or `sort=-required_by`; any other value is named.
+    # Sortable columns: `sort=required_by` or `sort=-required_by`; any other value is named.
     sort = SortFilter(
         fields=(
             ("reference", "reference"),
@@ -88,7 +88,7 @@ class SiteFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
     kind = django_filters.ChoiceFilter(choices=SiteKind.choices)
     country = django_filters.ChoiceFilter(choices=COUNTRY_CHOICES)
-    # Sortable columns (issue 12); any other `sort=` value is named on the page (400 in the API).
+    # Sortable columns; any other `sort=` value is named on the page (400 in the API).
     sort = SortFilter(
         fields=(
             ("name", "name"),
@@ -115,7 +115,7 @@ class SiteFilter(django_filters.FilterSet):
 
 class FreightRateFilter(django_filters.FilterSet):
     valid_on = django_filters.DateFilter(method="filter_valid_on", label="Valid on", widget=DATE)
-    # Sortable columns (issue 12): "lane" sorts by origin, then destination country.
+    # Sortable columns: "lane" sorts by origin, then destination country.
     sort = SortFilter(
         fields=(
             ("origin_country,destination_country", "lane"),

@@ -138,7 +138,7 @@ PICKED_LINES = 100
 
 
 class PackageForm(forms.ModelForm):
-    """What goes in a package, picked (issue 12: no more typing "1:8, 2:4" and the serials again):
+    """What goes in a package, picked (no typing "1:8, 2:4" and the serials again):
     a quantity per line still to pack, its unpacked serials to tick, "everything left" in one
     tick, and a box that takes scanned serials."""
 

@@ -90,7 +90,7 @@ def _recommended_cost(recommendation) -> Decimal | None:
 
 
 # From booking on, the plan is what was booked: options priced from today would mark a shipment in
-# the air "late" against rates nobody will use (issue 11).
+# the air "late" against rates nobody will use.
 BOOKED_STATUSES = frozenset(
     {
         ShipmentStatus.BOOKED,

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class WarehouseConfig(AppConfig):
-    """Stock in our warehouses: locations, units and lots, and the movement ledger (issue 13).
+    """Stock in our warehouses: locations, units and lots, and the movement ledger.
 
     It sits above `shipments` (outbound stock is allocated to shipment lines) and below
     `compliance` and `documents`, which it never imports."""

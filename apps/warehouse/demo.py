@@ -1,4 +1,4 @@
-"""The warehouse's demo data (issue 13): two warehouses — the Singapore bonded hub and a duty-paid
+"""The warehouse's demo data: two warehouses — the Singapore bonded hub and a duty-paid
 warehouse in Chennai — with locations and stock that match the demo shipments.
 
 - Demo B's servers and switches pass through the Singapore hub as a user's would: each inbound leg

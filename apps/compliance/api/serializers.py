@@ -536,7 +536,7 @@ class ComplianceCheckSerializer(serializers.ModelSerializer):
         data = super().to_representation(instance)
         viewer = _viewer(self)
         if disclosure.is_partner(viewer):
-            # A partner reads its own organisation's party result only (issue 9).
+            # A partner reads its own organisation's party result only.
             own = disclosure.party_results_for(instance.party_results.all(), viewer)
             data["party_results"] = PartyResultSerializer(own, many=True, context=self.context).data
         return data

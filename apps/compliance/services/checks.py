@@ -1248,12 +1248,12 @@ def register_hooks() -> None:
     hooks.guard(ShipmentStatus.APPROVED, approval_problems)
     _register_part_columns()
     # Booking rests on the same answer: a classification, party or licence change since approval
-    # makes a new version whose check must pass first (issue 12: a Book button after an override).
+    # makes a new version whose check must pass first (no Book button after an override).
     hooks.guard(ShipmentStatus.BOOKED, approval_problems)
 
 
 def _register_part_columns() -> None:
-    """The parts list shows each part's current ECCN (issue 12: "the parts list has no ECCN column")."""
+    """The parts list shows each part's current ECCN in a column of its own."""
     from django.db.models import OuterRef, Subquery
 
     from apps.catalog.hooks import PartColumn, part_column

@@ -105,7 +105,7 @@ def part_classify(*, part: Part, actor: User | None = None) -> PartClassificatio
     if current is not None and _same_answer(current, new):
         return current
     # No person's name in texts every party of a shipment reads (stale reasons): who ran it is
-    # `created_by` and the audit log (issue 9, docs/security.md).
+    # `created_by` and the audit log (docs/security.md).
     by = f"the classification engine ({result.rule_version})"
     return _make_current(part, current, new, actor=actor, by=by)
 

@@ -100,7 +100,7 @@ class FreightRate(AuditedModel, TimeStampedModel):
 
 class HubHandlingRate(AuditedModel, TimeStampedModel):
     """What a consolidation hub charges to receive, hold under bond and re-load the goods passing
-    through it: per kg of gross weight, with a minimum per shipment (issue 11: a consolidation is
+    through it: per kg of gross weight, with a minimum per shipment (a consolidation is
     priced as inbound legs + hub handling + main carriage). Operator staff keep these with the
     freight rates; partners see only the total on the customer side (apps/shipments/disclosure.py)."""
 

@@ -179,7 +179,7 @@ class Shipment(AuditedModel, TimeStampedModel):
         "under CIP and CIF.",
     )
     # What was booked, stored when the shipment enters "booked" (booked_freight.store_on_booking):
-    # freight options are not re-priced once booked (issue 11).
+    # freight options are not re-priced once booked.
     booked_freight = models.JSONField(
         null=True,
         blank=True,

@@ -25,7 +25,7 @@ class SiteKind(models.TextChoices):
 class Site(AuditedModel, TimeStampedModel):
     """A place goods move between.
 
-    Who sees a site (issue 9, docs/security.md): the operator's shared infrastructure (ports,
+    Who sees a site (docs/security.md): the operator's shared infrastructure (ports,
     airports, our warehouses and hubs — operator sites of no customer that are not data centres)
     is seen by every organisation. Any other site belongs to its holder — the customer named on an
     operator-kept site, else its owner — and is seen by the holder, the organisations the operator
@@ -54,7 +54,7 @@ class Site(AuditedModel, TimeStampedModel):
     country = CountryField()
     unlocode = models.CharField("UN/LOCODE", max_length=5, blank=True)
     iata_code = models.CharField("IATA code", max_length=3, blank=True)
-    # What a data centre offers a cluster (issue 14): the sizing warns when a design needs more
+    # What a data centre offers a cluster: the sizing warns when a design needs more
     # power than the site has, and a design may only use a cooling the site offers. Empty power
     # means "not known" (no check); no cooling ticked means "not known" either.
     power_mw = models.DecimalField(

@@ -229,7 +229,7 @@ def route_legs(shipment: Shipment) -> list[Leg]:
 
 
 def is_consolidation(legs: list[Leg]) -> bool:
-    """A shipment with inbound legs is a route through a hub, priced leg by leg (issue 11); without
+    """A shipment with inbound legs is a route through a hub, priced leg by leg; without
     them its lane is origin → destination, as before."""
     return any(leg.role == LegRole.INBOUND for leg in legs)
 

@@ -169,7 +169,7 @@ def record_party_problems(shipment: Shipment) -> list[str]:
 
 def record_party_providers(country: str, service: str, *, for_user=None) -> list[Organisation]:
     """IOR/EOR providers covering `country`; with `for_user`, only those the user may name (a
-    partner is shown the providers it is connected with, not every organisation, issue 9)."""
+    partner is shown the providers it is connected with, not every organisation)."""
     providers = Organisation.objects.filter(
         is_active=True, coverage__service=service, coverage__country=country
     )

@@ -55,7 +55,7 @@ def shipment_refresh_eta(shipment: Shipment) -> dt.date | None:
     """ETA at the destination: the delivery date once delivered; else the newest ETA a partner
     reported (not on an inbound leg: that is the hub's); else the planned arrival of the leg that
     reaches the destination, else of the main carriage. An inbound leg, whatever its sequence,
-    reaches only the hub (issue 11)."""
+    reaches only the hub."""
     delivered = shipment.events.filter(code=EventCode.DELIVERED).order_by("occurred_at").first()
     if delivered is not None:
         eta = delivered.occurred_at.date()
@@ -126,7 +126,7 @@ def detail_lines_queryset():
 
 def detail_lines(shipment: Shipment, *, limit: int | None) -> tuple[list[ShipmentLine], dict]:
     """The lines a shipment page shows (the first `limit`, or all) and totals over every line, in
-    two queries: a 3,000-line consolidation's page reads 200 lines, not 3,000 (issue 11)."""
+    two queries: a 3,000-line consolidation's page reads 200 lines, not 3,000."""
     shown = detail_lines_queryset().filter(shipment=shipment).order_by("line_number")
     totals = shipment.lines.aggregate(
         count=Count("id"),

@@ -146,7 +146,7 @@ def line_remove(*, line: ShipmentLine) -> None:
 @transaction.atomic
 def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
     """Replace a line's serial numbers. At most `quantity` of them, no duplicates, no blanks; each
-    is a unit (`catalog.Unit`) that no other live shipment carries (issue 13: one box, one place)."""
+    is a unit (`catalog.Unit`) that no other live shipment carries (one box, one place)."""
     cleaned = [s.strip() for s in serials]
     errors = []
     if not line.part.is_serialised:

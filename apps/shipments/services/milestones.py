@@ -83,7 +83,7 @@ def _settle(shipment: Shipment, event: TrackingEvent, actor: User, remarks: str,
     they arrived) prove; record the steps taken on the way as inferred, or why nothing moved."""
     legs = list(shipment.legs.all())
     # A leg followed on the route by an onward one is not final; inbound legs (to the hub) follow
-    # nothing, whatever their sequence (issue 11).
+    # nothing, whatever their sequence.
     later_legs = {
         leg.pk
         for leg in legs

@@ -19,7 +19,7 @@ def party_set(
 ) -> ShipmentParty | None:
     """Name (or, with None, remove) the organisation acting in `role` on the shipment.
 
-    Who may name whom (issue 9): operator staff name any active organisation; a partner names
+    Who may name whom: operator staff name any active organisation; a partner names
     parties only on its own shipments, and only its own organisation or one the operator has
     connected it with (`Organisation.objects.nameable_by`). On a partner's shipment every party is
     the owner or connected with it, whoever names it. `actor` None is the system (demo data,

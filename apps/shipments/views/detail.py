@@ -219,7 +219,7 @@ def _eta_source(shipment: Shipment, legs: list[Leg], events: list) -> str:
 class ShipmentPostView(CapabilityRequiredMixin, View):
     """A form of the shipment page. Saved, the page comes back at the form's section (and, where
     one adds several in a row, with the form open again); refused, the first field in error has
-    the focus, so the browser shows it rather than the top of the page (issue 12)."""
+    the focus, so the browser shows it rather than the top of the page."""
 
     capability = "shipments.edit"
     form_class = None
