@@ -6,10 +6,11 @@ class ComplianceConfig(AppConfig):
     verbose_name = "Export-control compliance"
 
     def ready(self) -> None:
-        from .services import approvals, checks, stale
+        from .services import approvals, checks, holds, stale
 
         checks.register_hooks()
         approvals.register_hooks()
+        holds.register()
         self._register_page_actions()
         stale.register()
         self._register_demo()

@@ -38,7 +38,7 @@ from .models import (
     ScreeningHit,
     ScreeningList,
 )
-from .services.checks import NOTE_KINDS, UNRESOLVABLE
+from .services.holds import NOTE_KINDS, UNRESOLVABLE
 
 
 class ReviewQueueView(CapabilityRequiredMixin, TemplateView):

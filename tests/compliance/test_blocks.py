@@ -8,7 +8,7 @@ from apps.accounts.models import Organisation
 from apps.accounts.roles import Role
 from apps.compliance import services
 from apps.compliance.models import HitStatus, PartyBlock
-from apps.compliance.services import checks
+from apps.compliance.services import holds
 from apps.core.models import AuditEvent
 from tests.factories import OrganisationFactory, UserFactory
 
@@ -29,7 +29,7 @@ def block(screening_list, compliance_officer):
 @pytest.fixture
 def lifted_calls(monkeypatch):
     calls = []
-    monkeypatch.setattr(checks, "block_lifted", lambda *, block, actor: calls.append((block.pk, actor)))
+    monkeypatch.setattr(holds, "block_lifted", lambda *, block, actor: calls.append((block.pk, actor)))
     return calls
 
 
@@ -106,7 +106,7 @@ def test_a_failure_after_the_lift_keeps_the_block(block, operator, compliance_of
     def fail(*, block, actor):
         raise RuntimeError("re-check could not be started")
 
-    monkeypatch.setattr(checks, "block_lifted", fail)
+    monkeypatch.setattr(holds, "block_lifted", fail)
     _four_eyes(operator, False)
     with pytest.raises(RuntimeError):
         services.block_lift_request(block=block, actor=compliance_officer, reason="Listed in error")

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from apps.compliance import services
 from apps.compliance.engines.classification import NO_ACCELERATOR
 from apps.compliance.models import ClassificationSource, ComplianceApproval, Licence, PartClassification
-from apps.compliance.services import checks as check_services
+from apps.compliance.services import classification as classification_services
 from tests.factories import PartFactory
 from tests.four_eyes import classify_with_second_officer, second_officer_of
 
@@ -20,7 +20,7 @@ def changes(monkeypatch):
     """Calls to part_classification_changed (its effect belongs to the checks' own tests)."""
     calls = []
     monkeypatch.setattr(
-        check_services,
+        classification_services,
         "part_classification_changed",
         lambda *, part, actor, reason: calls.append((part.pk, actor, reason)),
     )

@@ -324,12 +324,12 @@ def test_a_destination_missing_from_the_country_data_holds_with_a_reason(
 def test_an_engine_failure_holds_the_shipment_instead_of_a_500(
     ship, indian_customer, dgx, coordinator, monkeypatch, api_as, django_capture_on_commit_callbacks
 ):
-    from apps.compliance.services import checks
+    from apps.compliance.services import line_licences
 
     def broken(*args, **kwargs):
         raise RuntimeError("rule table unreadable")
 
-    monkeypatch.setattr(checks, "determine", broken)
+    monkeypatch.setattr(line_licences, "determine", broken)
     shipment = ship({"consignee": indian_customer}, "IN", "Chennai", [(dgx, 1)], submit=False)
     with django_capture_on_commit_callbacks(execute=True):
         response = api_as(coordinator).post(
@@ -473,7 +473,7 @@ def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
     ship, saudi_customer, saudi_licence, dgx, coordinator, compliance_officer, monkeypatch
 ):
     """The licence starts tomorrow: held today; tomorrow the officer names it and the line draws on it."""
-    from apps.compliance.services import checks
+    from apps.compliance.services import holds
 
     today = timezone.localdate()
     Licence.objects.filter(pk=saudi_licence.pk).update(valid_from=today + dt.timedelta(days=1))
@@ -485,7 +485,7 @@ def test_a_licence_reason_resolved_with_a_licence_draws_on_it(
     assert "D1234567" not in Shipment.objects.get(pk=shipment.pk).hold_reason
     with pytest.raises(ValidationError, match="not valid today"):
         services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="D1234567")
-    monkeypatch.setattr(checks.timezone, "localdate", lambda: today + dt.timedelta(days=1))
+    monkeypatch.setattr(holds.timezone, "localdate", lambda: today + dt.timedelta(days=1))
     services.hold_reason_resolve(hold=hold, actor=compliance_officer, licence_number="d1234567")
     hold.refresh_from_db()
     assert hold.resolved_via == "licence" and hold.licence_id == saudi_licence.pk

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 
 from apps.compliance import services
 from apps.compliance.models import HitStatus, ScreeningHit
-from apps.compliance.services import checks
+from apps.compliance.services import holds
 from apps.shipments.models import Shipment, ShipmentParty
 from tests.factories import OrganisationFactory
 
@@ -116,9 +116,7 @@ def test_a_decision_tells_the_compliance_check_in_the_same_transaction(
     party, screening_list, compliance_officer, monkeypatch, decide
 ):
     calls = []
-    monkeypatch.setattr(
-        checks, "hit_decided", lambda *, hit, actor: calls.append((hit.pk, hit.status, actor))
-    )
+    monkeypatch.setattr(holds, "hit_decided", lambda *, hit, actor: calls.append((hit.pk, hit.status, actor)))
     hit = services.organisation_screen(organisation=party).hits.get()
     decided = getattr(services, decide)(hit=hit, actor=compliance_officer, reason="Reviewed")
     assert calls == [(hit.pk, decided.status, compliance_officer)]
@@ -130,7 +128,7 @@ def test_a_decision_tells_the_compliance_check_in_the_same_transaction(
     other = services.organisation_screen(
         organisation=OrganisationFactory(legal_name="Northern Star Shipping LLC", country="AE")
     ).hits.get()
-    monkeypatch.setattr(checks, "hit_decided", fail)
+    monkeypatch.setattr(holds, "hit_decided", fail)
     with pytest.raises(RuntimeError):
         getattr(services, decide)(hit=other, actor=compliance_officer, reason="Reviewed")
     other.refresh_from_db()

@@ -27,7 +27,7 @@ from ..models import (
     ScreeningHit,
     ScreeningList,
 )
-from ..services.checks import shipment_fingerprint
+from ..services.fingerprint import shipment_fingerprint
 from ..services.licences import remaining
 
 

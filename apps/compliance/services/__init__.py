@@ -16,15 +16,10 @@ from .approvals import (
     is_compliance_officer,
     part_classification_override,
 )
-from .checks import (
-    approval_problems,
-    compliance_check_run,
-    compliance_check_start,
-    latest_check,
-    shipment_fingerprint,
-)
+from .checks import approval_problems, compliance_check_run, compliance_check_start, latest_check
 from .classification import current_classification, part_classify, part_figures
 from .countries import active_country_data, country_data_load, country_data_load_default
+from .fingerprint import shipment_fingerprint
 from .licences import licence_expire, licence_save, remaining
 from .requirements import (
     import_requirement_delete,

@@ -15,7 +15,7 @@ is off, a decision is taken by one officer at once and its row records under whi
 always takes two officers.
 
 The effects live with their subjects (classification.officer_classification_record,
-checks.confirmed_default_close, screening.block_lift_apply, the shipments status flow); this
+holds.confirmed_default_close, screening.block_lift_apply, the shipments status flow); this
 module is the only caller of them, so nothing else decides.
 """
 
@@ -46,7 +46,10 @@ from ..models import (
     PartClassification,
     PartyBlock,
 )
-from . import checks, classification, screening
+from .classification import current_classification, officer_classification_record, override_problems
+from .holds import confirmed_default_close, confirmed_default_problems
+from .holds import hold_reason_resolve as resolve_with_fact
+from .screening import block_lift_apply
 
 NOT_AN_OFFICER = (
     "Only a compliance officer may ask for or decide this; an administrator is not a compliance officer."
@@ -183,7 +186,7 @@ def classification_decision(
     """The decision behind `part_classification_override` (and a default confirmed from a hold
     reason): always a row, pending or taken."""
     _require_officer(actor)
-    if errors := classification.override_problems(eccn, reason):
+    if errors := override_problems(eccn, reason):
         raise ValidationError(errors)
     eccn, reason = normalise_eccn(eccn), _reason(reason)
     current = PartClassification.objects.select_for_update().filter(part=part, is_current=True).first()
@@ -226,21 +229,19 @@ def classification_decision(
 def hold_reason_resolve(
     *, hold: HoldReason, actor: User, resolution: str = "", licence_number: str = ""
 ) -> HoldReason:
-    """Resolve one hold reason (checks.hold_reason_resolve). A default classification's reason is
+    """Resolve one hold reason (holds.hold_reason_resolve). A default classification's reason is
     answered by confirming the default: a four-eyes decision, so the reason stays open until a
     second officer approves (the pending request is `pending_approval` on the returned reason)."""
     if hold.kind != HoldKind.UNCONFIRMED:
-        return checks.hold_reason_resolve(
-            hold=hold, actor=actor, resolution=resolution, licence_number=licence_number
-        )
+        return resolve_with_fact(hold=hold, actor=actor, resolution=resolution, licence_number=licence_number)
     _require_officer(actor)
     hold = HoldReason.objects.select_related("line__part", "compliance_check__shipment").get(pk=hold.pk)
     if hold.resolved_at is not None:
         raise ValidationError({"resolution": "This reason is already resolved."})
     resolution = (resolution or "").strip()
-    if errors := checks.confirmed_default_problems(hold, resolution):
+    if errors := confirmed_default_problems(hold, resolution):
         raise ValidationError(errors)
-    current = classification.current_classification(hold.line.part)
+    current = current_classification(hold.line.part)
     approval = classification_decision(
         part=hold.line.part,
         eccn=current.eccn,
@@ -466,7 +467,7 @@ def _apply(approval: ComplianceApproval, actor: User) -> None:
             check_capability=False,  # decided here: the guard against a one-person release is for people
         )
     elif kind == ApprovalKind.BLOCK_LIFT:
-        screening.block_lift_apply(_locked_block(approval.block), actor)
+        block_lift_apply(_locked_block(approval.block), actor)
     elif kind == ApprovalKind.POLICY_CHANGE:
         organisation = _locked_organisation(approval.organisation_id)
         organisation.compliance_four_eyes = bool(approval.four_eyes)
@@ -508,7 +509,7 @@ def _apply_classification(approval: ComplianceApproval, actor: User) -> None:
     if confirmed_already:
         row = current  # an officer's classification is a confirmation: nothing more to record
     else:
-        row = classification.officer_classification_record(
+        row = officer_classification_record(
             part=approval.part,
             eccn=approval.eccn,
             reason=approval.reason,
@@ -518,7 +519,7 @@ def _apply_classification(approval: ComplianceApproval, actor: User) -> None:
     approval.classification = row
     approval.save(update_fields=["classification"])
     if approval.hold_reason_id is not None:
-        checks.confirmed_default_close(
+        confirmed_default_close(
             hold=approval.hold_reason,
             actor=actor,
             resolution=f"Default classification {approval.eccn} confirmed. {_how(approval)} "

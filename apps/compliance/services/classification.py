@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 
 from apps.accounts.models import User
 from apps.catalog.models import Part
@@ -18,6 +19,7 @@ from apps.catalog.models import Part
 from ..engines.classification import Classification, FigureError, PartFigures, cite, classify
 from ..engines.eccn import eccn_problem, is_known_eccn, normalise_eccn
 from ..models import ClassificationSource, PartClassification
+from .inputs import InputsChanged, inputs_changed
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +198,6 @@ def _make_current(
     new.save()
     decided = ("eccn", "is_complete", "needs_confirmation")
     if current is not None and any(getattr(current, f) != getattr(new, f) for f in decided):
-        from .checks import part_classification_changed
-
         part_classification_changed(
             part=part,
             actor=actor,
@@ -205,3 +205,10 @@ def _make_current(
             f"{_decision(new)}, by {by}.",
         )
     return new
+
+
+def part_classification_changed(*, part: Part, actor: User | None, reason: str) -> None:
+    """Call inside the transaction that made a new current classification of `part` with a different
+    answer: the checks of open shipments containing it go stale and run again (`services.stale`
+    listens to `services.inputs`)."""
+    inputs_changed(InputsChanged(reason=reason, shipments=Q(lines__part=part), actor=actor))

@@ -23,6 +23,7 @@ from apps.shipments.models import PartyRole, ShipmentParty, ShipmentStatus
 from ..models import HitStatus, PartyBlock, Screening, ScreeningHit, ScreeningList, ScreeningListEntry
 from ..screening.matcher import Hit, ListEntry, ScreeningIndex
 from ..screening.parsers import ParsedList, parse_csl_csv, parse_csl_json, parse_opensanctions_jsonl
+from .decisions import BlockLifted, HitDecided, decided
 
 PARSERS = {"csl_json": parse_csl_json, "csl_csv": parse_csl_csv, "opensanctions": parse_opensanctions_jsonl}
 FORMAT_LABELS = {
@@ -483,9 +484,7 @@ def hit_clear(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
     """A false positive. It is not raised again for this entry until the entry changes; the
     shipments' hold reasons it raised are resolved by the compliance check (`hit_decided`)."""
     hit = _decide(hit, actor, reason, HitStatus.CLEARED)
-    from .checks import hit_decided
-
-    hit_decided(hit=hit, actor=actor)
+    decided(HitDecided(hit=hit, actor=actor))
     return hit
 
 
@@ -500,9 +499,7 @@ def hit_confirm(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
         list_kind=hit.entry.list_kind,
         reason=reason.strip(),
     ).save()
-    from .checks import hit_decided
-
-    hit_decided(hit=hit, actor=actor)
+    decided(HitDecided(hit=hit, actor=actor))
     return hit
 
 
@@ -632,6 +629,4 @@ def block_lift_apply(block: PartyBlock, actor: User) -> None:
             reason=block.lift_reason,
             actor=actor,
         )
-    from .checks import block_lifted
-
-    block_lifted(block=block, actor=actor)
+    decided(BlockLifted(block=block, actor=actor))

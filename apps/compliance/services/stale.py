@@ -31,10 +31,10 @@ from apps.shipments.models import Shipment, ShipmentStatus
 
 from ..disclosure import RESTRICTED_PARTY_KINDS, RESTRICTED_PARTY_TEXT
 from ..models import ComplianceCheck
-from . import inputs
 from .alerts import has_departed
-from .checks import OPEN_STATUSES, compliance_check_run, compliance_check_start, shipment_fingerprint
-from .inputs import InputsChanged, naming
+from .checks import OPEN_STATUSES, compliance_check_run, compliance_check_start
+from .fingerprint import shipment_fingerprint
+from .inputs import InputsChanged, listen, naming
 
 # What of an organisation a compliance answer reads (its names are screened, its country decides
 # licence and end-user rules).
@@ -147,7 +147,7 @@ def register() -> None:
     from apps.catalog import hooks as catalog_hooks
     from apps.shipments import hooks as shipment_hooks
 
-    inputs.listen(answers_stale)
+    listen(answers_stale)
     shipment_hooks.guard(ShipmentStatus.IN_TRANSIT, departure_problems)
     shipment_hooks.on_change(shipment_changed)
     account_hooks.on_organisation_change(organisation_changed)
