@@ -9,7 +9,7 @@ from apps.clusters.api import plan as cluster_plan
 from apps.clusters.api import summary as cluster_summary
 from apps.clusters.api import views as clusters
 from apps.compliance.api import views as compliance
-from apps.documents import api as documents
+from apps.documents.api import views as documents
 from apps.shipments.api import views as shipments
 from apps.warehouse.api import notices as warehouse_notices
 from apps.warehouse.api import views as warehouse

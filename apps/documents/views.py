@@ -14,7 +14,7 @@ from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment
 
 from . import builder, services
-from .api import pdf_response
+from .downloads import pdf_response
 from .models import Document, DocumentType
 
 

@@ -1,4 +1,6 @@
-from django.http import HttpResponse
+"""The documents API: a shipment's documents (list, download, issue, void), which documents a
+shipment needs and their generation in the background, and the bundle of its issued documents."""
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -12,61 +14,18 @@ from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 from apps.core.scoping import CHANGE
 from apps.shipments.models import Shipment
 
-from . import api_schema, services
-from .models import Document, DocumentType
-
-
-class DocumentSerializer(serializers.ModelSerializer):
-    shipment = serializers.CharField(source="shipment.reference")
-    download_url = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Document
-        fields = [
-            "id",
-            "shipment",
-            "doc_type",
-            "number",
-            "version",
-            "status",
-            "watermark",
-            "sha256",
-            "size",
-            "page_count",
-            "created_at",
-            "issued_at",
-            "voided_at",
-            "void_reason",
-            "download_url",
-        ]
-
-    def get_download_url(self, obj) -> str:
-        return f"/api/v1/documents/{obj.pk}/download/"
-
-
-class GenerateSerializer(serializers.Serializer):
-    doc_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=DocumentType.choices),
-        required=False,
-        help_text="Defaults to every document the shipment needs.",
-    )
-
-
-class VoidSerializer(serializers.Serializer):
-    reason = serializers.CharField()
-
-
-def pdf_response(data: bytes, filename: str, content_type: str = "application/pdf") -> HttpResponse:
-    response = HttpResponse(data, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+from .. import builder, services
+from ..downloads import pdf_response
+from ..models import Document, DocumentType
+from . import schema
+from .serializers import DocumentSerializer, GenerateSerializer, VoidSerializer
 
 
 def integrity_failure(exc) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
 
 
-@api_schema.document_docs
+@schema.document_docs
 class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnlyModelViewSet):
     """Documents of the shipments you can see. Partners download their own shipments' documents."""
 
@@ -125,7 +84,7 @@ class DocumentViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ReadOnl
         return Response(DocumentSerializer(document).data)
 
 
-@api_schema.shipment_documents_docs
+@schema.shipment_documents_docs
 class ShipmentDocumentsView(APIView):
     """What documents the shipment needs; POST generates them in the background."""
 
@@ -162,13 +121,9 @@ class ShipmentDocumentsView(APIView):
     def get(self, request, shipment_reference):
         """Every document type: the required ones (issued or not, and what stops generating them)
         and the others, each with why it is or is not required."""
-        from .builder import load_shipment
-
-        shipment = load_shipment(self._shipment(request, shipment_reference))
+        shipment = builder.load_shipment(self._shipment(request, shipment_reference))
         missing = {doc_type for doc_type, _, _ in services.missing_documents(shipment)}
-        from .builder import document_problems, document_requirements
-
-        requirements = document_requirements(shipment)
+        requirements = builder.document_requirements(shipment)
         return Response(
             {
                 "required": [
@@ -176,7 +131,7 @@ class ShipmentDocumentsView(APIView):
                         "doc_type": doc_type,
                         "why": why,
                         "issued": doc_type not in missing,
-                        "problems": [p.__dict__ for p in document_problems(shipment, doc_type)],
+                        "problems": [p.__dict__ for p in builder.document_problems(shipment, doc_type)],
                     }
                     for doc_type, required, why in requirements
                     if required
@@ -225,7 +180,7 @@ def _one_of(choices: list[str]):
     return check
 
 
-@api_schema.bundle_docs
+@schema.bundle_docs
 class BundleView(APIView):
     """The issued version of each document of a shipment as one ZIP (`?as=zip`, default) or one
     merged PDF; required documents not issued are named in `X-Missing-Documents` (and MISSING.txt
