@@ -126,7 +126,7 @@ def test_a_voided_invoice_does_not_count_as_issued(saudi, coordinator):
     ],
 )
 def test_line_numbers_read_as_ranges(numbers, expected):
-    from apps.documents.eei import number_ranges
+    from apps.documents.engines.eei import number_ranges
 
     assert number_ranges(numbers) == expected
 
@@ -134,7 +134,7 @@ def test_line_numbers_read_as_ranges(numbers, expected):
 def _eei_pages(rows: list[list[int]]) -> tuple[int, str]:
     from dataclasses import replace
 
-    from apps.documents.eei import number_ranges
+    from apps.documents.engines.eei import number_ranges
     from tests.documents.test_layout import make_context, render
 
     context = make_context("eei_summary", lines=3)

@@ -1,10 +1,10 @@
-"""The EEI engine (apps/documents/eei.py) on worked examples: no database."""
+"""The EEI engine (apps/documents/engines/eei.py) on worked examples: no database."""
 
 from decimal import Decimal
 
 import pytest
 
-from apps.documents.eei import (
+from apps.documents.engines.eei import (
     AESLicence,
     EEILine,
     aes_licence,

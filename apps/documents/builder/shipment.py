@@ -11,7 +11,7 @@ from apps.compliance.models import CheckLineResult, PartClassification
 from apps.compliance.services import latest_check
 from apps.shipments.models import LineSerial, Package, PackageItem, Shipment, ShipmentLine
 
-from .. import eei
+from ..engines import eei
 from ..models import DocumentNumber, DocumentType
 
 LICENCE_CODES = eei.LICENCE_EXCEPTION_CODES  # symbol → AES code, as the invoice shows it: "ACA (C68)"

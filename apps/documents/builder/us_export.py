@@ -1,6 +1,6 @@
 """US exports: whether an EEI filing in AES is mandatory, the Schedule B commodity lines of the
 shipper's letter of instruction (SLI) and the EEI summary, and what those two need of a shipment.
-Shipments are adapted here to the pure engine in `documents/eei.py`."""
+Shipments are adapted here to the pure engine in `documents/engines/eei.py`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from apps.compliance.services import latest_check
 from apps.core.countries import country_name
 from apps.shipments.models import Leg, PartyRole, Shipment
 
-from .. import eei
 from ..context import DocLine, Problem
+from ..engines import eei
 from ..models import DocumentType
 from .lines import doc_lines
 from .shipment import line_compliance
