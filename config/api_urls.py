@@ -5,9 +5,9 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import views as accounts
 from apps.catalog.api import views as catalog
+from apps.clusters.api import designs as clusters
 from apps.clusters.api import plan as cluster_plan
 from apps.clusters.api import summary as cluster_summary
-from apps.clusters.api import views as clusters
 from apps.compliance.api import views as compliance
 from apps.documents.api import views as documents
 from apps.shipments.api import views as shipments

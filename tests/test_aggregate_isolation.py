@@ -30,9 +30,9 @@ from django.utils import timezone
 
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.accounts.roles import Role
-from apps.clusters import compliance_summary
 from apps.clusters import services as clusters
-from apps.clusters.coverage import cluster_shipment_link
+from apps.clusters.services import compliance_summary
+from apps.clusters.services.coverage import cluster_shipment_link
 from apps.compliance import services as compliance
 from apps.core.dashboard import tiles_for
 from apps.shipments import services as shipments

@@ -2,10 +2,11 @@ from django.apps import AppConfig
 
 
 class ClustersConfig(AppConfig):
-    """Cluster designs, their sizing runs and bills of materials (issue 14).
+    """Cluster designs, their sizing runs and bills of materials, and the planning
+    that reads other apps for them: compliance summary, coverage, shipment plan, own or rent.
 
-    The top app: it reads the catalogue, sites and (later) compliance and shipments, and nothing
-    below it imports it. Its sizing engine (`engines/`) is plain Python."""
+    The top app: it reads the catalogue, shipments, warehouse and compliance, and nothing below
+    it imports it. Its sizing engine (`engines/`) is plain Python."""
 
     name = "apps.clusters"
     label = "clusters"
@@ -16,7 +17,7 @@ class ClustersConfig(AppConfig):
         from apps.core.demo_steps import register_demo_step
 
         from . import demo
-        from .views import design_tiles
+        from .views.designs import design_tiles
 
         register_demo_step("clusters", demo.load, after=["catalog", "shipments"])
         board.tiles(design_tiles, order=30)

@@ -1,4 +1,4 @@
-"""The demo clusters (issue 14): the 512-GPU speech-AI cluster in Chennai (64 HGX H100 servers × 8 GPUs,
+"""The demo clusters: the 512-GPU speech-AI cluster in Chennai (64 HGX H100 servers × 8 GPUs,
 400 Gb/s per GPU, liquid-cooled racks over 100 kW, a checkpoint every 30 minutes) and 64 Cerebras
 CS-3 systems for India, both for Chennai AI Compute at its Siruseri data centre, each sized and
 made into a bill of materials.
@@ -23,8 +23,8 @@ from apps.compliance import services as compliance
 from apps.shipments.models import Site
 
 from . import services
-from .compliance_summary import compliance_summary_now
 from .models import ClusterDesign, ComplianceSummary, RunStatus
+from .services.compliance_summary import compliance_summary_now
 
 SITE = "Chennai AI Compute — Siruseri DC1"
 CUSTOMER = "Chennai AI Compute Pvt. Ltd."

@@ -368,7 +368,7 @@ def test_list_query_counts_are_exact(api_as, coordinator, design, bom, django_as
 
 
 def test_the_documented_example_names_every_input():
-    from apps.clusters.api.schema import DESIGN_WRITE
+    from apps.clusters.api.designs_schema import DESIGN_WRITE
 
     assert set(DESIGN_WRITE) == set(ClusterDesign.INPUT_FIELDS)
 

@@ -1,4 +1,4 @@
-"""The design pages' charts (apps/clusters/charts.py), parsed as SVG: every bar and rack slot is
+"""The design pages' charts (apps/clusters/charts/sizing.py), parsed as SVG: every bar and rack slot is
 there with its label and value, drawn to scale, with a title and a description in words."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from apps.clusters import charts
-from apps.clusters.charts import Bar, Slot
+from apps.clusters.charts import sizing as charts
+from apps.clusters.charts.sizing import Bar, Slot
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -147,7 +147,7 @@ def test_the_run_pictures_show_in_rack_cdus_and_shared_switch_racks():
 
     from apps.clusters.engines.examples import ROW_CDU
     from apps.clusters.engines.sizing import size
-    from apps.clusters.views import result_charts
+    from apps.clusters.views.designs import result_charts
 
     from .test_engine_racks import speech
 

@@ -12,9 +12,9 @@ import pytest
 from django.urls import NoReverseMatch, reverse
 
 from apps.accounts.models import OrganisationKind
-from apps.clusters import compliance_summary as summaries
 from apps.clusters import services
 from apps.clusters.models import BillOfMaterials, BomLine, ComplianceSummary, SummaryStatus
+from apps.clusters.services import compliance_summary as summaries
 from apps.compliance import services as compliance
 from apps.compliance.models import ClassificationSource, PartClassification
 from apps.core.models import AuditEvent, TaskRecord
@@ -335,7 +335,7 @@ def test_another_organisation_is_refused_on_every_endpoint(
             reverse("clusters:compliance-summary-run", args=[vn_design.pk]),
         ]
     except NoReverseMatch:  # pragma: no cover — the pages' URLs not included yet
-        pytest.fail("clusters pages are not routed: include views_summary.summary_urlpatterns")
+        pytest.fail("clusters pages are not routed: include views.summary.summary_urlpatterns")
     browser = browser_as(b_admin)
     assert browser.get(pages[0]).status_code == 404
     assert browser.post(pages[1]).status_code == 404

@@ -16,8 +16,8 @@ from django.utils import timezone
 from apps.accounts.models import OrganisationKind
 from apps.catalog.models import Unit
 from apps.clusters import services
-from apps.clusters.coverage import cluster_coverage, cluster_shipment_link, cluster_shipment_unlink
 from apps.clusters.models import ClusterShipment
+from apps.clusters.services.coverage import cluster_coverage, cluster_shipment_link, cluster_shipment_unlink
 from apps.shipments import services as shipments
 from apps.shipments.models import Shipment, Site
 from apps.warehouse import services as warehouse

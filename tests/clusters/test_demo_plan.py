@@ -13,7 +13,7 @@ from apps.accounts.models import User
 from apps.clusters import demo as cluster_demo
 from apps.clusters.engines import shipment_plan as engine
 from apps.clusters.models import ClusterDesign
-from apps.clusters.shipment_plan import origin_sites, plan_for, shipments_create_from_plan
+from apps.clusters.services.shipment_plan import origin_sites, plan_for, shipments_create_from_plan
 from apps.shipments.models import LegRole, ShipmentStatus
 
 HUB = "Rackpass Bonded Hub Singapore"

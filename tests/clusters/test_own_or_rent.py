@@ -14,10 +14,11 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from apps.accounts.models import OrganisationKind
-from apps.clusters import own_or_rent, services
-from apps.clusters.economics_chart import own_or_rent_chart
+from apps.clusters import services
+from apps.clusters.charts.own_or_rent import own_or_rent_chart
 from apps.clusters.engines import economics
 from apps.clusters.models import ClusterDesign
+from apps.clusters.services import own_or_rent
 from tests.factories import OrganisationFactory, UserFactory
 
 from . import plan_world

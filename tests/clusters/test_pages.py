@@ -438,7 +438,7 @@ def test_the_customer_reads_its_cluster_but_only_the_owner_plans_it(client, cust
 def test_the_design_page_draws_the_panels_registered_for_it(
     browser_as, coordinator, design, tmp_path, settings
 ):
-    from apps.clusters import views_panels
+    from apps.clusters.views import panels as views_panels
 
     template = tmp_path / "panel.html"
     template.write_text("<p>{{ summary }} for {{ design.name }}</p>")
@@ -464,7 +464,7 @@ def test_the_design_page_draws_the_panels_registered_for_it(
 
 
 def test_unknown_inputs_from_the_engine_are_named_in_words():
-    from apps.clusters.views import field_label
+    from apps.clusters.views.designs import field_label
 
     assert field_label("storage_write_gbs_per_node") == "Write per node (GB/s)"
     assert field_label("non_field_errors") == "The design"
@@ -472,7 +472,7 @@ def test_unknown_inputs_from_the_engine_are_named_in_words():
 
 
 def test_the_dashboard_tile_counts_the_designs_each_user_sees(coordinator, stranger, customer, design):
-    from apps.clusters.views import design_tiles
+    from apps.clusters.views.designs import design_tiles
 
     assert [(t.count, t.label, t.url) for t in design_tiles(coordinator)] == [
         (1, "cluster designs", "/clusters/")

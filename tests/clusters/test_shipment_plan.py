@@ -21,10 +21,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from apps.accounts.models import OrganisationKind
-from apps.clusters import shipment_plan as service
 from apps.clusters.engines import shipment_plan as sp
-from apps.clusters.models import ClusterDesign
-from apps.clusters.summary_models import ClusterShipment
+from apps.clusters.models import ClusterDesign, ClusterShipment
+from apps.clusters.services import shipment_plan as service
 from apps.shipments.engines.freight import Rate
 from apps.shipments.models import Leg, Shipment, ShipmentLine, ShipmentParty
 from tests.factories import OrganisationFactory, UserFactory

@@ -1,4 +1,4 @@
-"""`/api/v1/clusters/{id}/shipment-plan/` and `/api/v1/clusters/{id}/own-or-rent/` (issue 14).
+"""`/api/v1/clusters/{id}/shipment-plan/` and `/api/v1/clusters/{id}/own-or-rent/`.
 
 - shipment-plan, GET: the proposed shipments of the design's current bill of materials (or
   `?bom=<version>`), each with its lines, legs, freight cost (null when no rate prices it) and
@@ -27,9 +27,9 @@ from rest_framework.views import APIView
 from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 from apps.core.scoping import CHANGE, VIEW
 
-from .. import own_or_rent, shipment_plan
 from ..models import BillOfMaterials, ClusterDesign
-from . import schema
+from ..services import own_or_rent, shipment_plan
+from . import plan_schema as schema
 
 TAG = "Clusters"
 OWN_OR_RENT_PARAMS = {"gpu_hour_price": None, "support_rate": None, "months": None, "utilisation": None}

@@ -18,11 +18,10 @@ from rest_framework.views import APIView
 from apps.core.disclosure import person_label
 from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 
-from .. import compliance_summary as summaries
-from ..coverage import cluster_coverage
-from ..models import BillOfMaterials, ClusterDesign
-from ..summary_models import ComplianceSummary
-from . import schema
+from ..models import BillOfMaterials, ClusterDesign, ComplianceSummary
+from ..services import compliance_summary as summaries
+from ..services.coverage import cluster_coverage
+from . import summary_schema as schema
 
 TAG = "Clusters"
 BOM_VERSION = OpenApiParameter(

@@ -40,8 +40,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Sum
 from apps.shipments.models import Shipment, ShipmentLine, ShipmentStatus
 from apps.warehouse.models import AllocationStatus, Lot, LotAllocation, UnitPlacement
 
-from .models import BillOfMaterials, BomLine, BomRole, ClusterDesign
-from .summary_models import ClusterShipment
+from ..models import BillOfMaterials, BomLine, BomRole, ClusterDesign, ClusterShipment
 
 NOT_DEPARTED = (
     ShipmentStatus.DRAFT,

@@ -1,7 +1,7 @@
-"""The design page's shipment-plan and own-or-rent panels (issue 14), as htmx partials, and the
+"""The design page's shipment-plan and own-or-rent panels, as htmx partials, and the
 action that makes the plan's proposals into draft shipments.
 
-Both panels are registered with the design page (`views_panels.register_design_panel`) as a
+Both panels are registered with the design page (`views.panels.register_design_panel`) as a
 placeholder that loads the panel from here, so a lane without rates or a missing exchange rate
 never breaks the page. `plan_urlpatterns` is included by `urls.py`.
 
@@ -25,9 +25,10 @@ from django.views import View
 from apps.core.access import CapabilityRequiredMixin
 from apps.core.scoping import CHANGE, VIEW
 
-from . import economics_chart, own_or_rent, shipment_plan
-from .models import BillOfMaterials, ClusterDesign
-from .views_panels import DesignPanel, register_design_panel
+from ..charts.own_or_rent import own_or_rent_chart
+from ..models import BillOfMaterials, ClusterDesign
+from ..services import own_or_rent, shipment_plan
+from .panels import DesignPanel, register_design_panel
 
 PLAN_TEMPLATE = "clusters/panels/shipment_plan.html"
 OWN_OR_RENT_TEMPLATE = "clusters/panels/own_or_rent.html"
@@ -208,7 +209,7 @@ def own_or_rent_context(request, design: ClusterDesign, data=None) -> tuple[dict
             status = 400
         else:
             context["answer"] = answer
-            context["chart"] = SafeString(economics_chart.own_or_rent_chart(answer.result))
+            context["chart"] = SafeString(own_or_rent_chart(answer.result))
     elif data:
         status = 400
     return context, status

@@ -1,14 +1,8 @@
-"""What a cluster's bill of materials means for compliance and where its parts are (issue 14):
-
-- `ComplianceSummary`: one background run of "what this cluster needs licensed before anything
-  ships" for a version of the bill of materials — each line's ECCN, the licence determination for
-  the site's country with the design's customer as end user, totals by ECCN and value. The result
-  is stored as it was (JSON, Decimals as strings), like a sizing run's.
-- `ClusterShipment`: which shipments carry a cluster's goods. Shipments know nothing of clusters
-  (they sit below them, tests/test_layering.py), so the link lives here; the shipment plan's
-  "create draft shipments" records one per shipment it makes, and the coverage reads them.
-
-Imported at the end of `models.py`, so Django finds these models with the app's others.
+"""A cluster's compliance summary: one background run of "what this cluster needs licensed before
+anything ships" for a version of the bill of materials — each line's ECCN, the licence
+determination for the site's country with the design's customer as end user, totals by ECCN and
+value. The result is stored as it was (JSON, Decimals as strings), like a sizing run's. Made by
+`services/compliance_summary.py`.
 """
 
 from __future__ import annotations
@@ -18,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 
 from apps.core.models import AuditedModel, OrgScopedQuerySet, TimeStampedModel
+
+from .boms import BillOfMaterials
 
 
 class SummaryStatus(models.TextChoices):
@@ -72,44 +68,5 @@ class ComplianceSummary(AuditedModel, TimeStampedModel):
 
     @classmethod
     def org_scope_q(cls, organisation_id: int, action: str) -> Q:
-        from .models import BillOfMaterials
-
         boms = BillOfMaterials.objects.filter(BillOfMaterials.org_scope_q(organisation_id, action))
         return Q(bom__in=boms.values("pk"))
-
-
-class ClusterShipment(AuditedModel, TimeStampedModel):
-    """A shipment carrying goods of a cluster design. A shipment serves one cluster (so coverage
-    never counts the same pieces for two); a cluster has as many shipments as its plan needs."""
-
-    design = models.ForeignKey(
-        "clusters.ClusterDesign", on_delete=models.CASCADE, related_name="shipment_links"
-    )
-    # PROTECT: a shipment is cancelled, not deleted, once it carries a cluster's goods.
-    shipment = models.ForeignKey("shipments.Shipment", on_delete=models.PROTECT, related_name="cluster_links")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-
-    objects = OrgScopedQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["design", "shipment"]
-        constraints = [
-            models.UniqueConstraint(fields=["shipment"], name="clusters_shipment_one_cluster"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.shipment} for {self.design}"
-
-    @classmethod
-    def org_scope_q(cls, organisation_id: int, action: str) -> Q:
-        from .models import ClusterDesign
-
-        designs = ClusterDesign.objects.filter(ClusterDesign.org_scope_q(organisation_id, action))
-        return Q(design__in=designs.values("pk"))
-
-
-# The summary's Celery task: autodiscovery reads only `tasks.py`, and this module is loaded with
-# the models in every process (web and worker), so the task is registered wherever it may run.
-from . import summary_tasks  # noqa: E402, F401

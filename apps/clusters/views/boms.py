@@ -1,7 +1,7 @@
-"""Bill of materials pages (issue 14): a version's lines by role with the engine's quantity and the
+"""Bill of materials pages: a version's lines by role with the engine's quantity and the
 one settled on, quantities edited on a draft (audited, with why), issuing, versions, CSV and PDF.
 
-Everything is reached through its design (`views.get_design`): another organisation's design is
+Everything is reached through its design (`views.designs.get_design`): another organisation's design is
 a 404, and so is every version and line under it."""
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from apps.core.exports import csv_cell
 from apps.core.models import AuditEvent
 from apps.core.scoping import CHANGE
 
-from . import services
-from .forms import BomLineForm
-from .models import BillOfMaterials, BomLine, BomRole, BomStatus, ClusterDesign, RunStatus
-from .views import can_plan, get_design
+from .. import services
+from ..forms import BomLineForm
+from ..models import BillOfMaterials, BomLine, BomRole, BomStatus, ClusterDesign, RunStatus
+from .designs import can_plan, get_design
 
 # Lines grouped as a planner orders them: (heading, roles).
 ROLE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -1,5 +1,5 @@
-"""Charts of a sizing result as accessible SVG, drawn on the server (issue 14: "pictures people
-would rather look at than read").
+"""Charts of a sizing result as accessible SVG, drawn on the server: pictures people would
+rather look at than read.
 
 Plain Python, no Django: each function returns an SVG document fragment as text, to be placed in
 a page as it is (the view marks it safe; every text in it is escaped here). Each chart is an

@@ -1,4 +1,4 @@
-"""The own-or-rent chart (issue 14): cumulative cost of owning against renting, month by month,
+"""The own-or-rent chart: cumulative cost of owning against renting, month by month,
 the break-even month marked, as accessible SVG drawn on the server.
 
 Plain Python, no Django: `own_or_rent_chart(result)` returns an `<svg role="img">` with a `<title>`
@@ -13,7 +13,7 @@ import itertools
 from decimal import Decimal
 from html import escape
 
-from .engines.economics import OwnOrRent
+from ..engines.economics import OwnOrRent
 
 SVG_NS = "http://www.w3.org/2000/svg"
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"'

@@ -48,12 +48,14 @@ from apps.compliance.services.screening import default_threshold, find_hits, org
 from apps.core.audit import record_transition
 from apps.core.tasks_outbox import enqueue_on_commit
 
-from .models import BillOfMaterials, BomLine, BomRole, ClusterDesign
-from .summary_models import ComplianceSummary, SummaryStatus
+from ..models import BillOfMaterials, BomLine, BomRole, ClusterDesign, ComplianceSummary, SummaryStatus
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, str], None]
+
+# The Celery task that makes a summary (`tasks.run_compliance_summary`), by its registered name.
+SUMMARY_TASK = "clusters.compliance_summary"
 
 NOT_CLASSIFIED = "not_classified"
 CANNOT_DETERMINE = "cannot_determine"
@@ -101,9 +103,9 @@ def compliance_summary_start(
     *, design: ClusterDesign, actor=None, bom: BillOfMaterials | None = None
 ) -> ComplianceSummary:
     """Queue a compliance summary of `bom` (default: the design's newest version) in the
-    background; the summary's `task_id` is what `/api/v1/tasks/{id}/` reports the progress of."""
-    from .summary_tasks import run_compliance_summary
-
+    background; the summary's `task_id` is what `/api/v1/tasks/{id}/` reports the progress of.
+    The task (`tasks.run_compliance_summary`) is named, not imported: it calls back into this
+    module."""
     if bom is None:
         bom = design.boms.order_by("-version").first()
     if bom is None:
@@ -117,7 +119,7 @@ def compliance_summary_start(
     summary.full_clean()
     summary.save()
     task = enqueue_on_commit(
-        run_compliance_summary,
+        SUMMARY_TASK,
         kwargs={"summary_id": summary.pk},
         kind="compliance summary",
         actor=actor,

@@ -1,4 +1,4 @@
-"""A cluster's shipment plan (issue 14): the pure planner (`engines/shipment_plan.py`) fed from a
+"""A cluster's shipment plan: the pure planner (`engines/shipment_plan.py`) fed from a
 bill of materials, the site and the rate table, and the proposals made into draft shipments.
 
 - `plan_for(bom)`: the proposals for the BOM's lines (quantity above 0), priced on the freight
@@ -37,9 +37,8 @@ from apps.shipments.models import (
     SiteKind,
 )
 
-from .engines import shipment_plan as engine
-from .models import BillOfMaterials, ClusterDesign
-from .summary_models import ClusterShipment
+from ..engines import shipment_plan as engine
+from ..models import BillOfMaterials, ClusterDesign, ClusterShipment
 
 ORIGIN_KINDS = (SiteKind.FACTORY, SiteKind.SUPPLIER_WAREHOUSE)
 

@@ -1,4 +1,4 @@
-"""Own or rent (issue 14): the Django side of `engines/economics.py`.
+"""Own or rent: the Django side of `engines/economics.py`.
 
 The hardware is taken at its landed cost in the site's country, worked out by the shipments app's
 landed-cost engine as the shipments app does for a shipment (`shipments.selectors.landed_cost`):
@@ -22,9 +22,10 @@ from django.utils import timezone
 from apps.shipments.engines import landed_cost as landed_cost_engine
 from apps.shipments.models import DestinationTax, ExchangeRate, TariffRate
 
-from . import services
-from .engines import economics
-from .models import BillOfMaterials, ClusterDesign
+from ..engines import economics
+from ..models import BillOfMaterials, ClusterDesign
+from .boms import bom_current
+from .designs import run_result
 from .shipment_plan import plan_for
 
 DEFAULT_SUPPORT_RATE = Decimal("10")
@@ -151,7 +152,7 @@ def hardware_landed_cost(
 
 
 def _it_kw(bom: BillOfMaterials) -> Decimal:
-    result = services.run_result(bom.run)
+    result = run_result(bom.run)
     try:
         return Decimal(str(result.value("power.it_kw")))
     except (KeyError, LookupError):
@@ -171,7 +172,7 @@ def own_or_rent_for(
 ) -> OwnOrRentAnswer:
     """Own (landed hardware, power, support) against rent (the same GPU-hours) for the design's
     current bill of materials. The price per GPU-hour is in the hardware's currency."""
-    bom = services.bom_current(design)
+    bom = bom_current(design)
     if bom is None:
         raise ValidationError({"bom": "The design has no bill of materials yet: size it and make one first."})
     bom = BillOfMaterials.objects.select_related("design__site", "run").get(pk=bom.pk)

@@ -1,10 +1,10 @@
-"""Browser pages of cluster designs (issue 14): the designs list, the design form, the design page
+"""Browser pages of cluster designs: the designs list, the design form, the design page
 with its runs, charts and what-if table, a sizing run's figures with their formulas, and two runs
-side by side. The bill of materials pages are in views_bom.py.
+side by side. The bill of materials pages are in `boms.py`.
 
 Every design is read through `visible_to` (its owner and its customer see it; only the owner, or
 the operator's staff, change it): another organisation's design, and every run and version under
-it, is a 404. The pages show; the services (`apps/clusters/services.py`) decide and write."""
+it, is a 404. The pages show; the services (`apps/clusters/services/`) decide and write."""
 
 from __future__ import annotations
 
@@ -29,13 +29,14 @@ from apps.core.models import AuditEvent, TaskRecord
 from apps.core.scoping import CHANGE, VIEW
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormMixin
 
-from . import charts, services
-from .engines import sizing
-from .engines import types as engine
-from .filters import DesignFilter
-from .forms import FIELDSET_OF, CompareForm, DesignForm
-from .models import ClusterDesign, RunStatus, SizingRun
-from .views_panels import design_panels
+from .. import services
+from ..charts import sizing as charts
+from ..engines import sizing
+from ..engines import types as engine
+from ..filters import DesignFilter
+from ..forms import FIELDSET_OF, CompareForm, DesignForm
+from ..models import ClusterDesign, RunStatus, SizingRun
+from .panels import design_panels
 
 # The parts a design names, read with it in one query (the page shows them, the what-if sizes).
 DESIGN_PARTS = (

@@ -1,4 +1,5 @@
-"""Cluster designs, sizing runs and bills of materials: every write goes through here.
+"""Cluster designs and their sizing runs: every write goes through here, and so does comparing
+two runs. The bills of materials made from a run are in `boms.py`.
 
 `design_inputs` adapts a design and its catalogue parts to the pure engine's `DesignInputs`
 (`engines/types.py`). The part figures it reads are the typed fields of `catalog.Part` —
@@ -42,19 +43,15 @@ from apps.catalog.models import Part
 from apps.core.audit import record_transition
 from apps.core.tasks_outbox import enqueue_on_commit
 
-from .engines import types as engine
-from .models import (
-    BillOfMaterials,
-    BomLine,
-    BomStatus,
-    ClusterDesign,
-    RunStatus,
-    SizingRun,
-)
+from ..engines import types as engine
+from ..models import BomStatus, ClusterDesign, RunStatus, SizingRun
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, str], None]
+
+# The Celery task that sizes a run (`tasks.run_sizing`), by its registered name.
+SIZING_TASK = "clusters.run_sizing"
 
 # --- designs -------------------------------------------------------------------------------------
 
@@ -96,7 +93,7 @@ def design_refusals(design: ClusterDesign) -> None:
         inputs = design_inputs(design)
     except ValidationError:
         return
-    from .engines import sizing
+    from ..engines import sizing
 
     try:
         sizing.size(inputs)
@@ -425,7 +422,8 @@ def errors_by_field(errors: dict[str, str]) -> dict[str, str]:
 # --- sizing runs ---------------------------------------------------------------------------------
 
 
-def _next_number(model, design: ClusterDesign, field: str) -> int:
+def next_number(model, design: ClusterDesign, field: str) -> int:
+    """The next run number (or bill-of-materials version) of `design`: 1, 2, 3 …"""
     # Called under the design's row lock, so two runs (or versions) never take the same number.
     return (model.objects.filter(design=design).aggregate(top=Max(field))["top"] or 0) + 1
 
@@ -436,7 +434,7 @@ def sizing_run_create(*, design: ClusterDesign, actor=None) -> SizingRun:
     design = ClusterDesign.objects.select_for_update().get(pk=design.pk)
     run = SizingRun(
         design=design,
-        number=_next_number(SizingRun, design, "number"),
+        number=next_number(SizingRun, design, "number"),
         status=RunStatus.QUEUED,
         started_by=actor if getattr(actor, "pk", None) else None,
     )
@@ -448,12 +446,11 @@ def sizing_run_create(*, design: ClusterDesign, actor=None) -> SizingRun:
 @transaction.atomic
 def sizing_run_start(*, design: ClusterDesign, actor=None) -> SizingRun:
     """Queue a sizing of the design as a background task (sent once this transaction commits);
-    the run's `task_id` is what `/api/v1/tasks/{id}/` reports the progress of."""
-    from .tasks import run_sizing
-
+    the run's `task_id` is what `/api/v1/tasks/{id}/` reports the progress of. The task
+    (`tasks.run_sizing`) is named, not imported: it calls back into this module."""
     run = sizing_run_create(design=design, actor=actor)
     task = enqueue_on_commit(
-        run_sizing,
+        SIZING_TASK,
         kwargs={"run_id": run.pk},
         kind="cluster sizing",
         actor=actor if getattr(actor, "pk", None) else None,
@@ -484,7 +481,7 @@ def sizing_run_execute(*, run: SizingRun, progress: Progress | None = None) -> S
         inputs_obj = design_inputs(design)
         inputs = inputs_snapshot(inputs_obj)
         progress(40, "Sizing compute, network, storage, power, cooling and checkpoints")
-        from .engines import sizing
+        from ..engines import sizing
 
         result = sizing.size(inputs_obj).as_dict()
     except ValidationError as exc:
@@ -602,122 +599,3 @@ def bom_cost(items) -> dict[str, Decimal]:
     ):
         totals[currency] = totals.get(currency, Decimal("0")) + value * quantities[pk]
     return totals
-
-
-# --- bills of materials --------------------------------------------------------------------------
-
-
-@transaction.atomic
-def bom_from_run(*, run: SizingRun, actor=None) -> BillOfMaterials:
-    """A new draft version of the design's bill of materials from a successful run: one line per
-    role and part, at the engine's quantity."""
-    design = ClusterDesign.objects.select_for_update().get(pk=run.design_id)
-    run = SizingRun.objects.get(pk=run.pk)
-    result = run_result(run)
-    quantities: dict[tuple[str, int], tuple[int, str]] = {}
-    unknown = []
-    for item in result.bom:
-        if not str(item.part_key).isdigit():
-            unknown.append(str(item.part_key))
-            continue
-        key = (str(item.role), int(item.part_key))
-        quantity, figure = quantities.get(key, (0, item.figure))
-        quantities[key] = (quantity + int(item.quantity), figure)
-    parts = Part.objects.in_bulk({pk for _, pk in quantities})
-    unknown += [str(pk) for _, pk in quantities if pk not in parts]
-    if unknown:
-        raise ValidationError(
-            {"run": f"The result names parts no longer in the catalogue: {', '.join(unknown)}."}
-        )
-    bom = BillOfMaterials(
-        design=design,
-        run=run,
-        version=_next_number(BillOfMaterials, design, "version"),
-        created_by=actor if getattr(actor, "pk", None) else None,
-    )
-    bom.full_clean()
-    bom.save()
-    for (role, pk), (quantity, figure) in quantities.items():
-        if quantity <= 0:
-            continue  # the engine lists a role it needed none of (no CDU on an air-cooled design)
-        line = BomLine(
-            bom=bom,
-            part=parts[pk],
-            role=role,
-            quantity=quantity,
-            engine_quantity=quantity,
-            figure=figure[:100],
-        )
-        line.full_clean()
-        line.save()
-    return bom
-
-
-@transaction.atomic
-def bom_line_update(*, line: BomLine, quantity: int, actor=None, note: str = "") -> BomLine:
-    """Change a draft line's quantity (audited, with the note saying why). An issued bill of
-    materials is fixed: make a new version instead."""
-    bom = BillOfMaterials.objects.select_for_update().get(pk=line.bom_id)
-    line = BomLine.objects.select_for_update().get(pk=line.pk)
-    if bom.status == BomStatus.ISSUED:
-        raise ValidationError(
-            {"quantity": f"Version {bom.version} is issued: its quantities are fixed; make a new version."}
-        )
-    if quantity is None or int(quantity) < 0:
-        raise ValidationError({"quantity": "A quantity is zero or more."})
-    note = (note or "").strip()
-    if int(quantity) != line.engine_quantity and not note and not line.note:
-        raise ValidationError({"note": "Say why the quantity differs from the sizing's."})
-    line.quantity = int(quantity)
-    if note:
-        line.note = note
-    line.full_clean()
-    line.save()
-    return line
-
-
-@transaction.atomic
-def bom_issue(*, bom: BillOfMaterials, actor=None) -> BillOfMaterials:
-    """Issue a draft: from now on its lines do not change."""
-    bom = BillOfMaterials.objects.select_for_update().get(pk=bom.pk)
-    if bom.status == BomStatus.ISSUED:
-        raise ValidationError({"status": f"Version {bom.version} is issued already."})
-    if not bom.lines.filter(quantity__gt=0).exists():
-        raise ValidationError({"status": "A bill of materials with nothing on it cannot be issued."})
-    bom.status = BomStatus.ISSUED
-    bom.issued_at = timezone.now()
-    bom.issued_by = actor if getattr(actor, "pk", None) else None
-    bom.save()
-    record_transition(bom, field="status", before=BomStatus.DRAFT, after=BomStatus.ISSUED, actor=actor)
-    return bom
-
-
-def bom_current(design: ClusterDesign) -> BillOfMaterials | None:
-    """The design's newest bill of materials."""
-    return design.boms.order_by("-version").first()
-
-
-def bom_csv_rows(bom: BillOfMaterials) -> list[list[Any]]:
-    """The lines as rows of plain values, header first (the view writes them as CSV)."""
-    rows = [
-        ["role", "manufacturer", "part_number", "name", "quantity", "engine_quantity", "unit_value",
-         "currency", "line_value", "figure", "note"],
-    ]  # fmt: skip
-    for line in bom.lines.select_related("part__manufacturer").order_by("id"):
-        part = line.part
-        rows.append(
-            [
-                line.role,
-                part.manufacturer.name,
-                part.part_number,
-                part.name,
-                line.quantity,
-                line.engine_quantity,
-                part.unit_value,
-                part.currency,
-                part.unit_value * line.quantity,
-                line.figure,
-                line.note,
-            ]
-        )
-    return rows

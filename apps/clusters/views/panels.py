@@ -1,12 +1,12 @@
 """The design page's panels that other parts of the clusters app add: the compliance summary, the
-shipment plan, the coverage of the bill of materials, own or rent (issue 14).
+shipment plan, the coverage of the bill of materials, own or rent.
 
 A panel is registered once (at import, or in `AppConfig.ready()`) with the template that draws it
 and a function giving its context for one design and request, or None when it has nothing to show
 to that user (a capability it lacks, no bill of materials yet). The design page renders each in
 `order` under its sizing results:
 
-    from apps.clusters.views_panels import DesignPanel, register_design_panel
+    from apps.clusters.views.panels import DesignPanel, register_design_panel
 
     register_design_panel(DesignPanel(
         key="compliance-summary", title="Compliance summary",

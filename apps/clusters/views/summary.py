@@ -1,7 +1,7 @@
 """The design page's compliance-summary and coverage panels (htmx partials), and the action that
 makes a summary in the background.
 
-Both panels are registered with the design page (`views_panels.register_design_panel`) as a
+Both panels are registered with the design page (`views.panels.register_design_panel`) as a
 placeholder that loads the panel from here: the page costs no query for them, and a summary or a
 coverage that cannot be read never breaks it. `summary_urlpatterns` is included by `urls.py`.
 
@@ -20,10 +20,10 @@ from apps.core.disclosure import person_label
 from apps.core.models import TaskRecord
 from apps.core.tasks_outbox import task_progress
 
-from . import compliance_summary as summaries
-from .coverage import cluster_coverage
-from .models import BillOfMaterials, ClusterDesign
-from .views_panels import DesignPanel, register_design_panel
+from ..models import BillOfMaterials, ClusterDesign
+from ..services import compliance_summary as summaries
+from ..services.coverage import cluster_coverage
+from .panels import DesignPanel, register_design_panel
 
 SUMMARY_TEMPLATE = "clusters/panels/compliance_summary.html"
 COVERAGE_TEMPLATE = "clusters/panels/coverage.html"

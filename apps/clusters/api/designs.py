@@ -25,7 +25,7 @@ from apps.core.exports import csv_cell
 
 from .. import services
 from ..models import BillOfMaterials, BomLine, ClusterDesign, SizingRun
-from . import schema
+from . import designs_schema as schema
 from .serializers import (
     BillOfMaterialsBriefSerializer,
     BillOfMaterialsSerializer,
