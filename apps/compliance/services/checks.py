@@ -55,11 +55,10 @@ def compliance_check_start(*, shipment: Shipment, actor: User | None, automatic:
 
     The check is recorded as owed in this transaction (the outbox, `apps.core.tasks_outbox`): when
     the broker cannot be reached the status change still commits, the task status says the check
-    waits for the background worker, and the outbox sweep sends it once the broker answers."""
-    from ..tasks import run_compliance_check
-
+    waits for the background worker, and the outbox sweep sends it once the broker answers. The task
+    is named, not imported: `apps.compliance.tasks` calls the services, never the other way."""
     return enqueue_on_commit(
-        run_compliance_check,
+        "compliance.run_check",
         kwargs={
             "shipment_id": shipment.pk,
             "actor_id": actor.pk if actor else None,

@@ -104,10 +104,8 @@ def screening_list_import(
         )
         _answers_rest_on_lists(before, active_index(), f"{name} {version}", actor)
         if rescreen:
-            from ..tasks import rescreen_parties
-
             enqueue_on_commit(
-                rescreen_parties,
+                "compliance.rescreen_parties",
                 kwargs={"actor_id": actor.pk if actor else None},
                 kind="re-screening",
                 actor=actor,
