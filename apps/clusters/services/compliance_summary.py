@@ -4,7 +4,7 @@ For each line: the part's current classification in the compliance app (`PartCla
 and the licence determination of that ECCN for the design's site country with the design's
 customer as end user — the same engine, with the same inputs (TPP, data-centre reading,
 restricted-party facts from the blocks in force), as a shipment line's compliance check
-(`apps.compliance.services.checks._line_outcome`). Then totals by ECCN and by outcome, with the
+(`apps.compliance.services.line_licences.line_outcome`). Then totals by ECCN and by outcome, with the
 value (part unit value × quantity) summed per currency, never across currencies.
 
 A part nobody has classified is "not classified" and needs attention: it is never read as EAR99
