@@ -1,10 +1,10 @@
 """One FilterSet per list, for the API and the browser pages."""
 
 import django_filters
-from django import forms
 from django.db.models import Q
 
 from apps.core.countries import COUNTRY_CHOICES
+from apps.core.filters import DATE, SearchFilterSet
 from apps.core.search import SearchTermsFilter
 from apps.core.sorting import SortFilter
 
@@ -20,11 +20,8 @@ from .models import (
 )
 from .selectors import late_q
 
-# A date picker in the browser, not a text box; the API reads ISO dates as before.
-DATE = forms.DateInput(attrs={"type": "date"})
 
-
-class ShipmentFilter(django_filters.FilterSet):
+class ShipmentFilter(SearchFilterSet):
     q = SearchTermsFilter(method="search", label="Search")
     status = django_filters.MultipleChoiceFilter(choices=ShipmentStatus.choices)
     mode = django_filters.ChoiceFilter(choices=TransportMode.choices)
@@ -67,16 +64,7 @@ class ShipmentFilter(django_filters.FilterSet):
         model = Shipment
         fields = ["q", "status", "mode", "destination_country", "late"]
 
-    def search(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        return queryset.filter(
-            Q(reference__icontains=value)
-            | Q(destination__city__icontains=value)
-            | Q(origin__city__icontains=value)
-            | Q(incoterm_place__icontains=value)
-        )
+    search_fields = ("reference", "destination__city", "origin__city", "incoterm_place")
 
     def filter_late(self, queryset, name, value):
         if value in (None, ""):
