@@ -106,7 +106,7 @@ def measure_export(report: Report, world: World) -> None:
     from apps.core import exports
     from apps.core.models import TaskRecord
     from apps.core.tasks_outbox import task_progress
-    from apps.warehouse.views import StockListView
+    from apps.warehouse.views.stock import StockListView
 
     operator = world.pages["warehouse"]
     stock = reverse("warehouse:stock-list")

@@ -36,9 +36,8 @@ from django.utils import timezone
 from apps.accounts.models import Organisation, OrganisationKind
 from apps.catalog.models import Manufacturer, Part, PartCategory, Unit
 from apps.shipments.models import Site
-from apps.warehouse import imports
-from apps.warehouse.import_models import SerialImport
-from apps.warehouse.models import Location, Movement, UnitPlacement
+from apps.warehouse.models import Location, Movement, SerialImport, UnitPlacement
+from apps.warehouse.services import imports
 from bench.harness import Report
 
 ROWS = int(os.environ.get("RACKPASS_BENCH_IMPORT_ROWS", 100_000))

@@ -11,8 +11,8 @@ from apps.clusters.api import summary as cluster_summary
 from apps.compliance.api import views as compliance
 from apps.documents.api import views as documents
 from apps.shipments.api import views as shipments
-from apps.warehouse.api import notices as warehouse_notices
-from apps.warehouse.api import views as warehouse
+from apps.warehouse.api import receipts as warehouse_notices
+from apps.warehouse.api import stock as warehouse
 from apps.warehouse.api.imports import SerialImportViewSet
 
 app_name = "api"

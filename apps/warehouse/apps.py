@@ -20,7 +20,7 @@ class WarehouseConfig(AppConfig):
 
         from . import demo
         from .services import release_for_cancelled
-        from .views import shipment_page_actions, stock_tiles
+        from .views.stock import shipment_page_actions, stock_tiles
 
         board.tiles(stock_tiles, order=20)
         # A cancelled shipment's allocated and picked stock goes back on the shelf.

@@ -27,7 +27,7 @@ from apps.shipments.models import LegRole, LineSerial, Shipment, Site
 from . import services
 from .engines.unit_flow import Action, Status
 from .models import Location, Lot, Movement, UnitPlacement
-from .receipts import receipt_record
+from .services.receipts import receipt_record
 
 HUB = "Rackpass Bonded Hub Singapore"
 CHENNAI = "Rackpass Warehouse Chennai — Sriperumbudur"

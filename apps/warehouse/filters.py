@@ -1,18 +1,26 @@
-"""One FilterSet per stock list (units, lots, locations, the movement ledger), for the pages and
-the API alike."""
+"""One FilterSet per warehouse list (units, lots, locations, the movement ledger, receipts), for
+the pages and the API alike."""
 
 import django_filters
-from django import forms
 from django.db.models import Q
 
 from apps.catalog.models import CustomsStatus, Part, UnitStatus
+from apps.core.filters import DATE, SearchFilterSet
 from apps.core.search import SearchTermsFilter
 from apps.core.sorting import SortFilter
 from apps.shipments.models import Site
 
-from .models import WAREHOUSE_KINDS, Location, Lot, Movement, MovementKind, UnitPlacement
+from .models import (
+    WAREHOUSE_KINDS,
+    Location,
+    Lot,
+    Movement,
+    MovementKind,
+    Receipt,
+    ReceiptStatus,
+    UnitPlacement,
+)
 
-DATE = forms.DateInput(attrs={"type": "date"})
 # Customs statuses stock can have in a warehouse ("not in a warehouse" is not one).
 STOCK_CUSTOMS = [(value, label) for value, label in CustomsStatus.choices if value]
 
@@ -29,7 +37,7 @@ def _parts(request):
     return Part.objects.select_related("manufacturer").order_by("part_number")
 
 
-class StockFilter(django_filters.FilterSet):
+class StockFilter(SearchFilterSet):
     """Serialised units on hand (one row per unit in a warehouse)."""
 
     q = SearchTermsFilter(method="search", label="Serial or part")
@@ -65,18 +73,10 @@ class StockFilter(django_filters.FilterSet):
         model = UnitPlacement
         fields = ["q", "part", "warehouse", "location", "status", "customs_status"]
 
-    def search(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        return queryset.filter(
-            Q(unit__serial__icontains=value)
-            | Q(unit__part__part_number__icontains=value)
-            | Q(unit__part__name__icontains=value)
-        )
+    search_fields = ("unit__serial", "unit__part__part_number", "unit__part__name")
 
 
-class LotFilter(django_filters.FilterSet):
+class LotFilter(SearchFilterSet):
     """Non-serialised goods on hand (lots with a quantity)."""
 
     q = SearchTermsFilter(method="search", label="Part")
@@ -104,11 +104,7 @@ class LotFilter(django_filters.FilterSet):
         model = Lot
         fields = ["q", "part", "warehouse", "location", "customs_status"]
 
-    def search(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        return queryset.filter(Q(part__part_number__icontains=value) | Q(part__name__icontains=value))
+    search_fields = ("part__part_number", "part__name")
 
 
 class LocationFilter(django_filters.FilterSet):
@@ -133,7 +129,7 @@ class LocationFilter(django_filters.FilterSet):
         return queryset.filter(terms)
 
 
-class MovementFilter(django_filters.FilterSet):
+class MovementFilter(SearchFilterSet):
     q = SearchTermsFilter(method="search", label="Serial, part or reference")
     kind = django_filters.ChoiceFilter(choices=MovementKind.choices, label="Kind", empty_label="Any")
     part = django_filters.ModelChoiceFilter(queryset=_parts, label="Part")
@@ -163,16 +159,7 @@ class MovementFilter(django_filters.FilterSet):
         model = Movement
         fields = ["q", "kind", "part", "warehouse", "location", "after", "before"]
 
-    def search(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        return queryset.filter(
-            Q(unit__serial__icontains=value)
-            | Q(part__part_number__icontains=value)
-            | Q(customs_reference__icontains=value)
-            | Q(reason__icontains=value)
-        )
+    search_fields = ("unit__serial", "part__part_number", "customs_reference", "reason")
 
     def filter_warehouse(self, queryset, name, value):
         return (
@@ -181,3 +168,18 @@ class MovementFilter(django_filters.FilterSet):
 
     def filter_location(self, queryset, name, value):
         return queryset.filter(Q(from_location=value) | Q(to_location=value)) if value else queryset
+
+
+class ReceiptFilter(django_filters.FilterSet):
+    q = SearchTermsFilter(method="search", label="Receipt or shipment")
+    status = django_filters.ChoiceFilter(choices=ReceiptStatus.choices, empty_label="Any")
+    sort = SortFilter(fields=(("received_at", "received_at"), ("reference", "reference")))
+
+    class Meta:
+        model = Receipt
+        fields = ["status"]
+
+    def search(self, queryset, name, terms):
+        for term in terms.split():
+            queryset = queryset.filter(Q(reference__icontains=term) | Q(shipment__reference__icontains=term))
+        return queryset

@@ -1,10 +1,11 @@
-"""Background work of the warehouse: large serial imports (apps/warehouse/imports.py)."""
+"""Background work of the warehouse: large serial imports. Each task loads its record by id and
+calls the service (`services.imports`); the services never import this module back."""
 
 from celery import shared_task
 from django.db import OperationalError
 
-from . import imports
-from .import_models import SerialImport
+from .models import SerialImport
+from .services import imports
 
 
 @shared_task(

@@ -19,8 +19,8 @@ from apps.documents.renderer import render_pdf
 from apps.shipments import services as shipments
 from apps.shipments.models import LineSerial, Shipment, Site
 from apps.warehouse import services as warehouse
-from apps.warehouse.packing import units_pack
-from apps.warehouse.receipts import receipt_record
+from apps.warehouse.services.packing import units_pack
+from apps.warehouse.services.receipts import receipt_record
 from tests.documents.test_documents import compact, text_of
 from tests.shipments.conftest import crate
 from tests.warehouse.conftest import (  # noqa: F401  (fixtures)

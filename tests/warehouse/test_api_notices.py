@@ -15,12 +15,11 @@ from apps.core.models import IdempotencyRecord
 from apps.shipments import services as shipments
 from apps.shipments.models import LineSerial, Package, Shipment, ShipmentLine, TrackingEvent
 from apps.warehouse import services
-from apps.warehouse.api.notice_serializers import NoticeReceiptRecordSerializer, PackSerializer
-from apps.warehouse.api.notices import _packable
-from apps.warehouse.models import Movement
-from apps.warehouse.packing import packable
-from apps.warehouse.receipt_models import Discrepancy, Receipt
-from apps.warehouse.receipts import receipt_record
+from apps.warehouse.api.receipts import _packable
+from apps.warehouse.api.serializers.receipts import NoticeReceiptRecordSerializer, PackSerializer
+from apps.warehouse.models import Discrepancy, Movement, Receipt
+from apps.warehouse.services.packing import packable
+from apps.warehouse.services.receipts import receipt_record
 from tests.factories import UserFactory
 from tests.shipments.conftest import crate
 

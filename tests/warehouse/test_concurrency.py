@@ -13,7 +13,7 @@ from apps.shipments import services as shipments
 from apps.shipments.models import Shipment
 from apps.warehouse import selectors, services
 from apps.warehouse.models import Lot, LotAllocation, Movement, Receipt, UnitPlacement
-from apps.warehouse.receipts import receipt_record
+from apps.warehouse.services.receipts import receipt_record
 from tests.conftest import require
 
 from .conftest import BOND

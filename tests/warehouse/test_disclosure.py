@@ -13,8 +13,9 @@ from django.urls import reverse
 
 from apps.shipments import services as shipments
 from apps.shipments.models import Shipment
-from apps.warehouse import receipts, services
+from apps.warehouse import services
 from apps.warehouse.models import Movement
+from apps.warehouse.services import receipts
 from tests.factories import UserFactory
 
 from .conftest import BOND

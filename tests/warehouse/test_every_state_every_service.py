@@ -20,10 +20,9 @@ from apps.catalog.models import Unit, UnitStatus
 from apps.shipments import services as shipments
 from apps.shipments.models import LineSerial, Package, Shipment
 from apps.warehouse import services
-from apps.warehouse.models import Lot, Movement, Receipt, UnitPlacement
-from apps.warehouse.packing import units_pack
-from apps.warehouse.receipt_models import Discrepancy, DiscrepancyKind
-from apps.warehouse.receipts import discrepancy_resolve, receipt_record
+from apps.warehouse.models import Discrepancy, DiscrepancyKind, Lot, Movement, Receipt, UnitPlacement
+from apps.warehouse.services.packing import units_pack
+from apps.warehouse.services.receipts import discrepancy_resolve, receipt_record
 from tests.shipments.conftest import crate
 
 from .conftest import BOND, approve

@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 from apps.core import exports
 from apps.core.models import TaskRecord
 from apps.warehouse.selectors import visible_units
-from apps.warehouse.views import StockListView
+from apps.warehouse.views.stock import StockListView
 
 pytestmark = pytest.mark.django_db
 

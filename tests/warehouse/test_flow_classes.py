@@ -2,8 +2,8 @@
 
 import pytest
 
-from apps.warehouse.api.views import _StockActionViewSet
-from apps.warehouse.views import _FlowView
+from apps.warehouse.api.stock import _StockActionViewSet
+from apps.warehouse.views.flow import _FlowView
 
 
 def test_a_flow_page_without_run_is_refused_at_definition():

@@ -10,9 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.catalog.models import Unit
-from apps.warehouse import imports
-from apps.warehouse.import_models import SerialImport, SerialImportStatus
-from apps.warehouse.models import Movement
+from apps.warehouse.models import Movement, SerialImport, SerialImportStatus
+from apps.warehouse.services import imports
 from tests.warehouse.test_imports import API, run, serials
 
 

@@ -1,4 +1,4 @@
-"""Bulk import of serials from CSV (apps/warehouse/imports.py): refused whole with every bad row,
+"""Bulk import of serials from CSV (apps/warehouse/services/imports.py): refused whole with every bad row,
 or written whole — units, placements and the ledger's receipt rows — in a constant number of
 queries; the API, the background task and the upload page."""
 
@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from apps.catalog.models import Unit
 from apps.core.models import TaskRecord, TaskState
-from apps.warehouse import imports, selectors, services
-from apps.warehouse.import_models import SerialImport
-from apps.warehouse.models import Location, Movement, UnitPlacement
+from apps.warehouse import selectors, services
+from apps.warehouse.models import Location, Movement, SerialImport, UnitPlacement
+from apps.warehouse.services import imports
 from tests.warehouse.conftest import BOND
 
 HEADER = "manufacturer,part_number,serial,location,owner,customs_reference"

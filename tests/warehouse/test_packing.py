@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 
 from apps.shipments.models import LineSerial
 from apps.warehouse import services
-from apps.warehouse.packing import packable, units_pack
+from apps.warehouse.services.packing import packable, units_pack
 from tests.shipments.conftest import crate
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from apps.shipments import services as shipments
 from apps.shipments.models import Shipment
-from apps.warehouse.receipt_models import Receipt, ReceiptStatus
+from apps.warehouse.models import Receipt, ReceiptStatus
 
 from .conftest import BOND
 
@@ -71,7 +71,7 @@ def test_who_may_receive_and_see(inbound, dock, coordinator, supplier_user, brow
 
 
 def test_another_organisations_receipt_is_a_404(inbound, dock, warehouse_operator, browser_as):
-    from apps.warehouse.receipts import receipt_record
+    from apps.warehouse.services.receipts import receipt_record
     from tests.factories import OrganisationFactory, UserFactory
 
     shipment, cables = inbound

@@ -8,9 +8,8 @@ from django.core.exceptions import ValidationError
 from apps.catalog.models import Unit
 from apps.shipments import services as shipments
 from apps.shipments.models import Shipment, TrackingEvent
-from apps.warehouse.models import Lot, Movement
-from apps.warehouse.receipt_models import DiscrepancyKind, ReceiptStatus
-from apps.warehouse.receipts import discrepancy_resolve, receipt_record
+from apps.warehouse.models import DiscrepancyKind, Lot, Movement, ReceiptStatus
+from apps.warehouse.services.receipts import discrepancy_resolve, receipt_record
 
 from .conftest import BOND
 

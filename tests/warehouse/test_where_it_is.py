@@ -10,9 +10,8 @@ from apps.catalog.models import Unit
 from apps.shipments import services as shipments
 from apps.shipments.models import Shipment
 from apps.warehouse import selectors, services
-from apps.warehouse.models import Lot, Movement, Receipt, UnitPlacement
-from apps.warehouse.receipt_models import Discrepancy, DiscrepancyKind
-from apps.warehouse.receipts import receipt_record
+from apps.warehouse.models import Discrepancy, DiscrepancyKind, Lot, Movement, Receipt, UnitPlacement
+from apps.warehouse.services.receipts import receipt_record
 
 from .conftest import BOND
 

@@ -1,4 +1,4 @@
-"""`/api/v1/stock/imports/`: bulk import of serials from a CSV file (apps/warehouse/imports.py).
+"""`/api/v1/stock/imports/`: bulk import of serials from a CSV file (`services.imports`).
 
 POST (multipart: `file`, `site`, `owner`, optional `customs_reference`) answers 201 with the
 import when the file was imported, 202 with the task to poll when it is large enough to go to the
@@ -9,12 +9,7 @@ the background task refused it."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from drf_spectacular.utils import (
-    OpenApiExample,
-    OpenApiResponse,
-    extend_schema,
-    extend_schema_view,
-)
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -26,9 +21,8 @@ from apps.core.api_docs import HISTORY_EXAMPLE
 from apps.core.validators import TextValidator
 from apps.shipments.models import Site
 
-from .. import imports
-from ..import_models import SerialImport
-from ..models import WAREHOUSE_KINDS
+from ..models import WAREHOUSE_KINDS, SerialImport
+from ..services import imports
 
 TAG = "Stock"
 

@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter
 
 from apps.core.api_docs import documented, example
 
-from .notice_serializers import (
+from .serializers.receipts import (
     DiscrepancyDetailSerializer,
     DiscrepancyResolveSerializer,
     NoticeReceiptRecordSerializer,
@@ -12,7 +12,7 @@ from .notice_serializers import (
     PackedSerializer,
     PackSerializer,
 )
-from .serializers import (
+from .serializers.stock import (
     AdjustmentSerializer,
     AllocationSerializer,
     CountResultSerializer,
@@ -334,7 +334,7 @@ dispatch_docs = documented(
 )
 
 
-# --- receipts against a notice, discrepancies, packing (apps/warehouse/api/notices.py) -------------
+# --- receipts against a notice, discrepancies, packing (apps/warehouse/api/receipts.py) ------------
 
 SHIPMENT_IN = "SHP-2026-000118"
 DISCREPANCY = {

@@ -1,4 +1,4 @@
-"""Packing picked stock into an outbound shipment's packages (issue 13): the package and the serials
+"""Packing picked stock into an outbound shipment's packages: the package and the serials
 on the shipment follow from what was packed, never typed a second time.
 
 A picked unit is allocated to a line of the shipment (`UnitPlacement.line`): packing puts its serial
@@ -18,7 +18,7 @@ from apps.catalog.models import Unit, UnitStatus
 from apps.shipments import services as shipments
 from apps.shipments.models import Package, Shipment
 
-from .models import UnitPlacement
+from ..models import UnitPlacement
 
 
 def packable(shipment: Shipment) -> list[UnitPlacement]:

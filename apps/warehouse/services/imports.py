@@ -1,4 +1,4 @@
-"""Bulk import of serials from a CSV file (issue 13): validated as a whole, written as a whole.
+"""Bulk import of serials from a CSV file: validated as a whole, written as a whole.
 
 The file
     UTF-8, with or without a byte-order mark (Excel's "CSV UTF-8"); any other encoding is refused
@@ -30,7 +30,7 @@ What it does
     (`ImportRefused`: the first PROBLEMS_LISTED problems and their total) and nothing is written.
     Otherwise, in one transaction, each serial becomes a unit (received, in bond at a bonded site,
     else duty paid: `engines.unit_flow`), placed at its location, with its receipt row in the
-    movement ledger — the rows `services.units_receive` writes one by one, written here in
+    movement ledger — the rows `stock.units_receive` writes one by one, written here in
     batches (`bulk_create`).
 """
 
@@ -53,14 +53,23 @@ from django.utils import timezone
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.catalog.models import Manufacturer, Part, Unit
 from apps.core.scoping import VIEW
+from apps.core.tasks_outbox import enqueue_on_commit
 from apps.core.validators import text_problem
 from apps.shipments.models import Site
 
-from .engines import unit_flow
-from .engines.unit_flow import Status
-from .import_models import LEASE, SerialImport, SerialImportStatus
-from .models import WAREHOUSE_KINDS, Location, Movement, MovementKind, UnitPlacement
-from .services import _actor_label
+from ..engines import unit_flow
+from ..engines.unit_flow import Status
+from ..models import (
+    LEASE,
+    WAREHOUSE_KINDS,
+    Location,
+    Movement,
+    MovementKind,
+    SerialImport,
+    SerialImportStatus,
+    UnitPlacement,
+)
+from .ledger import _actor_label
 
 REQUIRED = ("manufacturer", "part_number", "serial", "location")
 OPTIONAL = ("owner", "customs_reference")
@@ -465,7 +474,7 @@ def _choose_part(candidates: list[dict], owner_id: int | None) -> dict | None:
 def write(plan: Plan, *, actor: User | None, reason: str, progress: Progress | None = None) -> int:
     """Write the plan's units, placements and receipt rows in the caller's transaction: by
     PostgreSQL's COPY where the database is PostgreSQL (and `USE_COPY`), else `bulk_create` in
-    batches. Both write the same rows as `services.units_receive`: a unit received (expected →
+    batches. Both write the same rows as `stock.units_receive`: a unit received (expected →
     received), its placement, and its receipt row in the ledger."""
     if USE_COPY and connection.vendor == "postgresql":
         return _write_by_copy(plan, actor=actor, reason=reason, progress=progress)
@@ -774,13 +783,10 @@ def serial_import_rerun(*, serial_import: SerialImport, actor: User | None) -> S
 
 
 def _enqueue(serial_import: SerialImport, *, actor: User | None) -> str:
-    """Queue the background import of a stored upload (after the commit); its task id."""
-    from apps.core.tasks_outbox import enqueue_on_commit
-
-    from .tasks import run_serial_import
-
+    """Queue the background import of a stored upload (after the commit); its task id. The task
+    (`tasks.run_serial_import`) is named, not imported: it calls back into this module."""
     return enqueue_on_commit(
-        run_serial_import,
+        "warehouse.serial_import",
         kwargs={"import_id": serial_import.pk},
         kind="serial import",
         actor=actor if actor is not None and actor.pk else None,

@@ -1,5 +1,5 @@
-"""Serializers of receiving against an advance notice and of packing (issue 13, API side of
-`apps/warehouse/receipts.py` and `packing.py`): the records as read, and the bodies of the writes.
+"""Serializers of receiving against an advance notice and of packing (the API side of
+`services/receipts.py` and `services/packing.py`): the records as read, and the bodies of the writes.
 
 Every object a body names is chosen among what the user may see — a shipment by its reference
 among those it may change, a leg or line among those of such shipments, a location or unit among
@@ -19,9 +19,8 @@ from apps.core.validators import TextValidator
 from apps.shipments.api.serializers import PackageSerializer
 from apps.shipments.models import Leg, Package, Shipment, ShipmentLine
 
-from ..models import LOT_QUANTITY_MAX, Location
-from ..receipt_models import Discrepancy, DiscrepancyKind, Receipt
-from .serializers import LocationBriefSerializer
+from ...models import LOT_QUANTITY_MAX, Discrepancy, DiscrepancyKind, Location, Receipt
+from .stock import LocationBriefSerializer
 
 KIND_HELP = "What did not match: " + ", ".join(f"`{value}`" for value in DiscrepancyKind.values) + "."
 RECEIPT_STATUS_HELP = "`open` while a discrepancy is unresolved, then `closed`."

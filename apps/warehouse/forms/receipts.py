@@ -1,20 +1,16 @@
-"""Browser forms of receiving against an advance notice (apps/warehouse/receipts.py)."""
+"""Browser forms of receiving against an advance notice (`services.receipts`), resolving a
+discrepancy, and packing picked units (`services.packing`)."""
 
 from __future__ import annotations
 
-import django_filters
 from django import forms
-from django.db.models import Q
 
 from apps.core.forms import ScopedChoicesFormMixin
-from apps.core.search import SearchTermsFilter
-from apps.core.sorting import SortFilter
 from apps.shipments.forms import split_list
 from apps.shipments.models import Leg, Package, Shipment
 
-from .models import Location
-from .pickers import location_label
-from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
+from ..models import Discrepancy, DiscrepancyKind, Location
+from ..pickers import location_label
 
 
 class ReceiptForm(ScopedChoicesFormMixin, forms.Form):
@@ -101,21 +97,6 @@ class ResolveForm(forms.Form):
             del self.fields["found"]
         if kind != DiscrepancyKind.DAMAGED:
             del self.fields["release"]
-
-
-class ReceiptFilter(django_filters.FilterSet):
-    q = SearchTermsFilter(method="search", label="Receipt or shipment")
-    status = django_filters.ChoiceFilter(choices=ReceiptStatus.choices, empty_label="Any")
-    sort = SortFilter(fields=(("received_at", "received_at"), ("reference", "reference")))
-
-    class Meta:
-        model = Receipt
-        fields = ["status"]
-
-    def search(self, queryset, name, terms):
-        for term in terms.split():
-            queryset = queryset.filter(Q(reference__icontains=term) | Q(shipment__reference__icontains=term))
-        return queryset
 
 
 class PackForm(forms.ModelForm):

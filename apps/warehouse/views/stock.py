@@ -1,12 +1,11 @@
-"""Browser pages of the warehouse (issue 13): stock on hand (units and lots, with value and days
-in stock), where a unit is and its history, locations, the movement ledger, and the flow forms —
-receive, move / put away, count, allocate, pick, ship. The forms read; the services decide."""
+"""Browser pages of the stock: on hand (units and lots, with value and days in stock), a lot's
+adjustment, where a unit is and its history, quarantine, the movement ledger, the dashboard's
+tiles and the warehouse links on a shipment's page. The forms read; the services decide.
+Locations are in `locations.py`, the flow forms (receive, move, allocate, pick, ship) in `flow.py`."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from collections.abc import Callable
 from decimal import Decimal
 
 from django.contrib import messages
@@ -14,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, DecimalField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import Lower
-from django.http import Http404, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
@@ -26,30 +25,19 @@ from apps.core import exports
 from apps.core.access import CapabilityRequiredMixin
 from apps.core.dashboard import Tile
 from apps.core.disclosure import recorded_person_label
-from apps.core.scoping import CHANGE, VIEW
-from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, add_service_errors
+from apps.core.scoping import CHANGE
+from apps.core.views import FilteredListMixin, ScopedQuerysetMixin
 from apps.shipments.models import LineSerial, Shipment, ShipmentStatus
 
-from . import services
-from .engines import unit_flow
-from .engines.unit_flow import Action, Status
-from .filters import LocationFilter, LotFilter, MovementFilter, StockFilter
-from .forms import (
-    MAX_SERIALS,
-    AllocateForm,
-    CountForm,
-    LocationForm,
-    LotAdjustForm,
-    MoveForm,
-    PickForm,
-    ReceiveForm,
-    ShipForm,
-    UnitStatusForm,
-)
-from .models import WAREHOUSE_KINDS, AllocationStatus, Location, Lot, LotAllocation, Movement, UnitPlacement
-from .paging import KeysFirstPaginator
-from .receipts import RECEIVABLE
-from .selectors import lots_at, visible_units
+from .. import services
+from ..engines import unit_flow
+from ..engines.unit_flow import Action, Status
+from ..filters import LotFilter, MovementFilter, StockFilter
+from ..forms import LotAdjustForm, UnitStatusForm
+from ..models import WAREHOUSE_KINDS, AllocationStatus, Location, Lot, LotAllocation, Movement, UnitPlacement
+from ..paging import KeysFirstPaginator
+from ..selectors import visible_units
+from .flow import _on_form
 
 LOT_VALUE = ExpressionWrapper(
     F("part__unit_value") * F("quantity"), output_field=DecimalField(max_digits=24, decimal_places=2)
@@ -363,383 +351,6 @@ class UnitStatusView(CapabilityRequiredMixin, FormView):
         return HttpResponseRedirect(reverse("warehouse:unit-detail", args=[unit.pk]))
 
 
-# --- locations --------------------------------------------------------------------------------
-
-
-class LocationListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
-    capability = "stock.view"
-    template_name = "warehouse/location_list.html"
-    partial_template_name = "warehouse/_location_table.html"
-    filterset_class = LocationFilter
-    export_name = "locations"
-    export_columns = (
-        ("Warehouse", lambda loc: loc.site.name),
-        ("Location", lambda loc: loc.code),
-        ("Zone", lambda loc: loc.zone),
-        ("Aisle", lambda loc: loc.aisle),
-        ("Rack", lambda loc: loc.rack),
-        ("Bin", lambda loc: loc.bin),
-        ("Active", lambda loc: loc.is_active),
-    )
-
-    def get_queryset(self):
-        return (
-            Location.objects.visible_to(self.request.user)
-            .select_related("site")
-            .order_by("site__name", "zone", "aisle", "rack", "bin", "pk")
-        )
-
-    def decorate_page(self, objects):
-        """Units and pieces each location holds (of the stock the user sees): two queries."""
-        user, ids = self.request.user, [loc.pk for loc in objects]
-        units = dict(
-            UnitPlacement.objects.visible_to(user)
-            .filter(location__in=ids)
-            .order_by()
-            .values_list("location")
-            .annotate(n=Count("pk"))
-        )
-        pieces = dict(
-            Lot.objects.visible_to(user)
-            .filter(location__in=ids)
-            .order_by()
-            .values_list("location")
-            .annotate(n=Sum("quantity"))
-        )
-        for location in objects:
-            location.units = units.get(location.pk, 0)
-            location.pieces = pieces.get(location.pk) or 0
-        return objects
-
-
-class LocationCreateView(CapabilityRequiredMixin, FormView):
-    capability = "stock.manage"
-    form_class = LocationForm
-    template_name = "warehouse/location_form.html"
-
-    def get_form_kwargs(self):
-        return super().get_form_kwargs() | {"user": self.request.user}
-
-    def get_initial(self):
-        return {"site": self.request.GET.get("site")}
-
-    def form_valid(self, form):
-        try:
-            with transaction.atomic():
-                location = services.location_create(**form.cleaned_data)
-        except ValidationError as exc:
-            add_service_errors(form, exc)
-            return self.form_invalid(form)
-        messages.success(self.request, f"Location {location} added.")
-        return HttpResponseRedirect(reverse("warehouse:location-detail", args=[location.pk]))
-
-
-class LocationDetailView(CapabilityRequiredMixin, View):
-    """A location: the units and lots there (of those the user sees)."""
-
-    capability = "stock.view"
-    UNITS_SHOWN = 200
-
-    def get(self, request, pk):
-        location = get_object_or_404(Location.objects.visible_to(request.user).select_related("site"), pk=pk)
-        units = (
-            UnitPlacement.objects.visible_to(request.user)
-            .filter(location=location)
-            .select_related("unit__part", "unit__owner", "line__shipment")
-            .order_by("unit__serial", "pk")
-        )
-        lots = (
-            Lot.objects.visible_to(request.user)
-            .filter(location=location, quantity__gt=0)
-            .select_related("part", "owner")
-            .order_by("part__part_number", "pk")
-        )
-        shown = list(units[: self.UNITS_SHOWN + 1])
-        context = {
-            "location": location,
-            "units": shown[: self.UNITS_SHOWN],
-            "more_units": len(shown) > self.UNITS_SHOWN,
-            "lots": list(lots),
-        }
-        return render(request, "warehouse/location_detail.html", context)
-
-
-class LocationCountView(CapabilityRequiredMixin, View):
-    """The cycle count of a location: serials seen and a quantity per lot; differences are booked
-    with the reason (missing units quarantined, units found elsewhere moved here)."""
-
-    capability = "stock.operate"
-
-    def _location(self, request, pk):
-        return get_object_or_404(Location.objects.visible_to(request.user).select_related("site"), pk=pk)
-
-    def get(self, request, pk, form=None, status=200):
-        location = self._location(request, pk)
-        form = form or CountForm(lots=lots_at(location.pk).order_by("part__part_number", "pk"))
-        return render(
-            request, "warehouse/count_form.html", {"location": location, "form": form}, status=status
-        )
-
-    def post(self, request, pk):
-        location = self._location(request, pk)
-        form = CountForm(request.POST, lots=lots_at(location.pk).order_by("part__part_number", "pk"))
-        if form.is_valid():
-            try:
-                with transaction.atomic():
-                    result = services.location_count(
-                        location=location,
-                        serials=form.cleaned_data["serials"],
-                        quantities=form.quantities(),
-                        actor=request.user,
-                        reason=form.cleaned_data["reason"],
-                    )
-            except ValidationError as exc:
-                _count_errors_on_lots(form, exc)
-            else:
-                messages.success(request, _count_summary(location, result))
-                return HttpResponseRedirect(reverse("warehouse:location-detail", args=[location.pk]))
-        return self.get(request, pk, form=form, status=200)
-
-
-def _count_errors_on_lots(form: CountForm, exc: ValidationError) -> None:
-    """The service names a lot's problem `quantities`, saying which lot: put it on that lot's
-    field (the rest as the service said it)."""
-    rest: dict[str, list[str]] = {}
-    for field, messages_ in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
-        for message in messages_:
-            match = re.search(r"\b[Ll]ot (\d+)\b", message) if field == "quantities" else None
-            name = f"lot_{match.group(1)}" if match else None
-            if name in form.fields:
-                form.add_error(name, message)
-            else:
-                rest.setdefault(field, []).append(message)
-    if rest:
-        add_service_errors(form, ValidationError(rest))
-
-
-def _count_summary(location: Location, result) -> str:
-    if result.agrees:
-        return f"Count of {location.code} booked: it agrees with the books."
-    parts = []
-    for lot, before, counted in result.corrected:
-        parts.append(f"{lot.part.part_number} {before} → {counted}")
-    if result.missing:
-        parts.append(f"missing (quarantined): {', '.join(u.serial for u in result.missing[:10])}")
-    if result.found:
-        parts.append(f"found here: {', '.join(u.serial for u in result.found[:10])}")
-    return f"Count of {location.code} booked with differences — {'; '.join(parts)}."
-
-
-# --- the flow forms ---------------------------------------------------------------------------
-
-# A service names the unit(s) it refuses `unit`, `units` or `status`; the forms take `serials`.
-_UNIT_FIELDS = {"unit": "serials", "units": "serials", "status": "serials", "customs_status": "serials"}
-
-
-def _on_form(form, exc: ValidationError, renames: dict[str, str]) -> None:
-    if hasattr(exc, "error_dict"):
-        merged: dict[str, list] = defaultdict(list)
-        for field, errors in exc.error_dict.items():
-            merged[renames.get(field, field)] += errors
-        exc = ValidationError(dict(merged))
-    add_service_errors(form, exc)
-
-
-class _FlowView(CapabilityRequiredMixin, FormView):
-    """One warehouse flow on a page of its own: the form, then the service in one transaction;
-    a refusal is shown on the field it names and nothing is written."""
-
-    template_name = "warehouse/flow_form.html"
-    # Each flow defines `run(data) -> (message, next URL)`, calling its service; a flow without
-    # one is refused when its class is defined, not when someone submits the form.
-    run: Callable[..., tuple[str, str]]
-    title = ""
-    intro = ""
-    submit = "Save"
-    renames: dict[str, str] = _UNIT_FIELDS
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if not callable(getattr(cls, "run", None)):
-            raise TypeError(f"{cls.__name__} must define run(data) -> (message, url)")
-
-    # A flow that may be opened for one shipment (`?shipment=SHP-…`, the shipment page's links):
-    # its line and allocation pickers then offer only that shipment's.
-    for_a_shipment = False
-
-    def setup(self, request, *args, **kwargs):
-        super().setup(request, *args, **kwargs)
-        self._shipment: Shipment | None = None
-
-    @property
-    def shipment(self) -> Shipment | None:
-        reference = self.request.GET.get("shipment", "").strip()[:50]
-        if not (self.for_a_shipment and reference):
-            return None
-        if self._shipment is None:
-            visible = Shipment.objects.visible_to(self.request.user, VIEW)
-            self._shipment = visible.filter(reference=reference).first()
-            if self._shipment is None:
-                raise Http404(f"No shipment {reference} that you may see.")
-        return self._shipment
-
-    def get_form_kwargs(self):
-        kwargs = super().get_form_kwargs() | {"user": self.request.user}
-        if self.shipment is not None:
-            kwargs["shipment"] = self.shipment
-        return kwargs
-
-    def get_initial(self):
-        # `?location=…`, `?line=…` and the like from the buttons of other pages.
-        return {k: v for k, v in self.request.GET.items() if k in self.form_class.base_fields}
-
-    def get_context_data(self, **kwargs):
-        shipment = self.shipment
-        title = f"{self.title} — {shipment.reference}" if shipment is not None else self.title
-        back = shipment.get_absolute_url() if shipment is not None else reverse("warehouse:stock-list")
-        return super().get_context_data(
-            title=title, intro=self.intro, submit=self.submit, back_url=back, **kwargs
-        )
-
-    def form_valid(self, form):
-        try:
-            with transaction.atomic():
-                message, url = self.run(form.cleaned_data)
-        except ValidationError as exc:
-            _on_form(form, exc, self.renames)
-            return self.form_invalid(form)
-        messages.success(self.request, message)
-        return HttpResponseRedirect(url)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-class ReceiveView(_FlowView):
-    capability = "stock.operate"
-    form_class = ReceiveForm
-    title = "Receive stock"
-    intro = (
-        "Serialised units by their scanned serials, or a quantity of a non-serialised part, into a "
-        "location. A bonded warehouse takes goods in bond, under the customs reference."
-    )
-    submit = "Receive"
-
-    def run(self, data):
-        common = {
-            "location": data["location"],
-            "part": data["part"],
-            "owner": data["owner"],
-            "actor": self.request.user,
-            "customs_reference": data["customs_reference"],
-            "reason": data["reason"],
-        }
-        location_url = reverse("warehouse:location-detail", args=[data["location"].pk])
-        if data["part"].is_serialised:
-            units = services.units_receive(serials=data["serials"], **common)
-            return (
-                f"{_plural(len(units), 'unit')} of {data['part'].part_number} received at "
-                f"{data['location']}.",
-                location_url,
-            )
-        lot = services.lot_receive(quantity=data["quantity"], **common)
-        return (
-            f"{data['quantity']} × {data['part'].part_number} received at {data['location']} "
-            f"({lot.quantity} there now).",
-            location_url,
-        )
-
-
-class MoveView(_FlowView):
-    capability = "stock.operate"
-    form_class = MoveForm
-    title = "Move or put away"
-    intro = "Within one warehouse. A received unit's first move is its put-away: it becomes available."
-    submit = "Move"
-
-    def run(self, data):
-        to, user, reason = data["to_location"], self.request.user, data["reason"]
-        url = reverse("warehouse:location-detail", args=[to.pk])
-        if data.get("units"):
-            for unit in sorted(data["units"], key=lambda u: u.pk):
-                services.unit_move(unit=unit, to_location=to, actor=user, reason=reason)
-            return f"{_plural(len(data['units']), 'unit')} moved to {to}.", url
-        services.lot_move(
-            lot=data["lot"], quantity=data["quantity"], to_location=to, actor=user, reason=reason
-        )
-        return f"{data['quantity']} × {data['lot'].part.part_number} moved to {to}.", url
-
-
-class AllocateView(_FlowView):
-    capability = "stock.allocate"
-    for_a_shipment = True
-    form_class = AllocateForm
-    title = "Allocate stock to a shipment line"
-    intro = "Available units or free lot pieces, in a warehouse the shipment leaves from."
-    submit = "Allocate"
-
-    def run(self, data):
-        line, user, reason = data["line"], self.request.user, data["reason"]
-        url = line.shipment.get_absolute_url()
-        what = f"{line.shipment.reference} line {line.line_number}"
-        if data.get("units"):
-            units = services.units_allocate(line=line, units=data["units"], actor=user, reason=reason)
-            return f"{_plural(len(units), 'unit')} allocated to {what}.", url
-        services.lot_allocate(
-            line=line, lot=data["lot"], quantity=data["quantity"], actor=user, reason=reason
-        )
-        return f"{data['quantity']} × {data['lot'].part.part_number} allocated to {what}.", url
-
-
-class PickView(_FlowView):
-    capability = "stock.operate"
-    form_class = PickForm
-    title = "Pick"
-    intro = "Allocated stock taken off the shelf for its shipment line."
-    submit = "Pick"
-    for_a_shipment = True
-
-    def get_initial(self):
-        """Opened for a shipment: the serials allocated to it and not picked yet, as a pick list."""
-        initial = super().get_initial()
-        if self.shipment is not None and "serials" not in initial:
-            serials = (
-                UnitPlacement.objects.visible_to(self.request.user)
-                .filter(line__shipment=self.shipment, unit__status=UnitStatus.ALLOCATED)
-                .order_by("line__line_number", "unit__serial")
-                .values_list("unit__serial", flat=True)[:MAX_SERIALS]
-            )
-            initial["serials"] = "\n".join(serials)
-        return initial
-
-    def run(self, data):
-        user, reason = self.request.user, data["reason"]
-        url = reverse("warehouse:stock-list")
-        if data.get("units"):
-            units = services.units_pick(units=data["units"], actor=user, reason=reason)
-            return f"{_plural(len(units), 'unit')} picked.", url
-        allocation = services.lot_allocation_pick(allocation=data["allocation"], actor=user, reason=reason)
-        return f"{allocation.quantity} × {allocation.lot.part.part_number} picked.", url
-
-
-class ShipView(_FlowView):
-    capability = "stock.operate"
-    form_class = ShipForm
-    title = "Ship a line"
-    intro = "Everything picked for the line leaves the warehouse; the shipment must be approved."
-    submit = "Ship"
-
-    def run(self, data):
-        line = data["line"]
-        shipped = services.line_ship(line=line, actor=self.request.user, reason=data["reason"])
-        pieces = len(shipped.units) + sum(a.quantity for a in shipped.allocations)
-        return (
-            f"{_plural(pieces, 'piece')} of {line.shipment.reference} line {line.line_number} shipped.",
-            line.shipment.get_absolute_url(),
-        )
-
-
 # --- the ledger -------------------------------------------------------------------------------
 
 
@@ -825,7 +436,7 @@ def shipment_page_actions(shipment: Shipment, user) -> list[tuple[str, str]]:
     legs = list(shipment.legs.all())
     operate, allocate = user.can("stock.operate"), user.can("stock.allocate")
     status = shipment.status
-    if operate and status in RECEIVABLE:
+    if operate and status in services.RECEIVABLE:
         ends = [shipment.destination, *(leg.destination for leg in legs)]
         sites = [site.pk for site in ends if _at_warehouse(site)]
         if sites and Location.objects.filter(site_id__in=sites, is_active=True).exists():

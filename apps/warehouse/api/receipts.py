@@ -1,5 +1,5 @@
-"""Receiving against an advance notice and packing, by the API (issue 13): the same services as
-the browser pages (`apps/warehouse/views_receipts.py`), with the same capabilities.
+"""Receiving against an advance notice and packing, by the API: the same services as the browser
+pages (`apps/warehouse/views/receipts.py`), with the same capabilities.
 
 - `/api/v1/stock/notice-receipts/`: the receipts of inbound shipments the user sees, each with its
   discrepancies; POST receives a shipment (or one leg) against its notice. Not `stock/receipts/`:
@@ -26,12 +26,11 @@ from apps.core.api import AuditHistoryMixin
 from apps.core.scoping import CHANGE, VIEW
 from apps.shipments.models import LineSerial, Package, Shipment
 
-from ..models import UnitPlacement
-from ..packing import units_pack
-from ..receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
-from ..receipts import discrepancy_resolve, receipt_record
+from ..models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus, UnitPlacement
+from ..services.packing import units_pack
+from ..services.receipts import discrepancy_resolve, receipt_record
 from . import schema
-from .notice_serializers import (
+from .serializers.receipts import (
     DiscrepancyDetailSerializer,
     DiscrepancyResolveSerializer,
     NoticeReceiptRecordSerializer,
@@ -40,7 +39,7 @@ from .notice_serializers import (
     PackedSerializer,
     PackSerializer,
 )
-from .views import _StockActionViewSet
+from .stock import _StockActionViewSet
 
 DISCREPANCY_RELATED = ("part", "line", "resolved_by__organisation")
 

@@ -1,6 +1,6 @@
-"""Receipts against an advance notice (issue 13): an inbound shipment, or one of its legs, arriving
-at a warehouse, what was scanned against what was expected, and each discrepancy until a person
-resolves it. Imported at the end of `models.py`, where Django looks for the app's models."""
+"""Receipts against an advance notice: an inbound shipment, or one of its legs, arriving at a
+warehouse, what was scanned against what was expected, and each discrepancy until a person
+resolves it (written by `services/receipts.py`)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class Receipt(AuditedModel, TimeStampedModel):
         ordering = ["-received_at", "-id"]
         constraints = [
             # A leg, or a shipment without one, arrives once: a second receipt would take the same
-            # units into stock twice (`receipts.receipt_record` says which receipt took it).
+            # units into stock twice (`services.receipts.receipt_record` says which receipt took it).
             models.UniqueConstraint(
                 fields=["leg"], condition=Q(leg__isnull=False), name="warehouse_receipt_leg_once"
             ),

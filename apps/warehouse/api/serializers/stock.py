@@ -19,7 +19,7 @@ from apps.core.disclosure import recorded_person_label
 from apps.core.validators import TextValidator
 from apps.shipments.models import Shipment, ShipmentLine, Site
 
-from ..models import LOT_QUANTITY_MAX, QUANTITY_MAX, WAREHOUSE_KINDS, Location, Lot, LotAllocation, Movement
+from ...models import LOT_QUANTITY_MAX, QUANTITY_MAX, WAREHOUSE_KINDS, Location, Lot, LotAllocation, Movement
 
 UNIT_STATUS_HELP = "A unit status: " + ", ".join(f"`{value}`" for value in UnitStatus.values) + "."
 REASON = {"required": False, "allow_blank": True, "max_length": 500, "validators": [TextValidator("line")]}

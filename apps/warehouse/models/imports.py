@@ -1,6 +1,5 @@
-"""A bulk import of serials from a CSV file (apps/warehouse/imports.py): the upload, what became of
-it, and every refused row. Imported at the end of `models.py`, where Django looks for the app's
-models."""
+"""A bulk import of serials from a CSV file (written by `services/imports.py`): the upload, what
+became of it, and every refused row."""
 
 from __future__ import annotations
 
@@ -31,11 +30,11 @@ class SerialImportStatus(models.TextChoices):
 
 class SerialImport(AuditedModel, TimeStampedModel):
     """One CSV upload of serials into a warehouse site: imported whole, or refused whole with every
-    bad row's number, column and reason (`problems`, at most `imports.PROBLEMS_LISTED` of
+    bad row's number, column and reason (`problems`, at most `services.imports.PROBLEMS_LISTED` of
     `problem_count`). A large file is stored first and imported by a background task
     (`task_id`), which holds a lease on it while it runs (`lease_expires_at`, moved on by each
     sign of progress): an import still *running* once its lease has run out lost its worker, wrote
-    nothing (the write is one transaction) and can be run again (`imports.serial_import_rerun`)."""
+    nothing (the write is one transaction) and can be run again (`services.imports.serial_import_rerun`)."""
 
     site = models.ForeignKey("shipments.Site", on_delete=models.PROTECT, related_name="serial_imports")
     owner = models.ForeignKey(

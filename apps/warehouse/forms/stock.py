@@ -15,8 +15,8 @@ from apps.core.forms import ScopedChoicesFormMixin
 from apps.core.scoping import VIEW
 from apps.shipments.models import ShipmentLine, Site
 
-from .engines.unit_flow import LABELS, Status
-from .models import (
+from ..engines.unit_flow import LABELS, Status
+from ..models import (
     QUANTITY_MAX,
     WAREHOUSE_KINDS,
     AllocationStatus,
@@ -25,7 +25,7 @@ from .models import (
     LotAllocation,
     UnitPlacement,
 )
-from .pickers import line_label, location_label, lot_label, outbound_lines
+from ..pickers import line_label, location_label, lot_label, outbound_lines
 
 MAX_SERIALS = 500  # one scan session; a bigger delivery is the CSV import's
 

@@ -4,7 +4,10 @@
 Reads go through `visible_to`: a partner sees the stock it owns or that is held for it, and another
 organisation's unit, location, lot or movement is not found (404). Each action is one POST: its
 body is checked, then the services run in one transaction with the answer serialised inside it, so
-a refusal (400 naming the field) leaves nothing written. `Idempotency-Key` makes a retry safe."""
+a refusal (400 naming the field) leaves nothing written. `Idempotency-Key` makes a retry safe.
+
+Receiving against a notice, discrepancies and packing are in `receipts.py`, serial imports in
+`imports.py`; the OpenAPI tags and examples of all of them in `schema.py`."""
 
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from ..selectors import visible_units
 from . import schema
 from .filters import LedgerFilter, OnHandFilter, UnitFilter
 from .onhand import on_hand_rows
-from .serializers import (
+from .serializers.stock import (
     AdjustmentSerializer,
     AllocationSerializer,
     CountResultSerializer,

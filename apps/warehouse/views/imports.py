@@ -1,55 +1,20 @@
-"""The browser page of the bulk serial import (apps/warehouse/imports.py): upload a CSV into a
+"""The browser page of the bulk serial import (`services.imports`): upload a CSV into a
 warehouse site; a refused file shows every bad row (number, column, reason) as a table, a large
 one the progress of its background task, then the import's result; a stalled one (its worker
 stopped, nothing imported) or a failed one can be run again."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.views.generic import FormView
 
-from apps.accounts.models import Organisation
 from apps.core.access import CapabilityRequiredMixin
-from apps.core.forms import ScopedChoicesFormMixin
-from apps.core.validators import TextValidator
-from apps.shipments.models import Site
 
-from . import imports
-from .import_models import SerialImport, SerialImportStatus
-from .models import WAREHOUSE_KINDS
-
-
-class SerialImportForm(ScopedChoicesFormMixin, forms.Form):
-    site = forms.ModelChoiceField(
-        Site.objects.filter(kind__in=WAREHOUSE_KINDS).order_by("name"),
-        label="Warehouse",
-        help_text="The locations in the file are this warehouse's.",
-    )
-    owner = forms.ModelChoiceField(
-        Organisation.objects.order_by("legal_name"),
-        help_text="Whose units, for the rows that name no owner.",
-    )
-    customs_reference = forms.CharField(
-        max_length=50,
-        required=False,
-        validators=[TextValidator("identifier")],
-        help_text="Customs entry or bonded-warehouse receipt number for the rows that give none "
-        "(a bonded warehouse needs one for every row).",
-    )
-    file = forms.FileField(
-        label="CSV file",
-        help_text="UTF-8; header manufacturer,part_number,serial,location[,owner][,customs_reference].",
-        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
-    )
-
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        if upload.size > imports.MAX_BYTES:
-            raise forms.ValidationError(f"At most {imports.MAX_BYTES:,} bytes ({upload.size:,} given).")
-        return upload
+from ..forms import SerialImportForm
+from ..models import SerialImport, SerialImportStatus
+from ..services import imports
 
 
 class SerialImportView(CapabilityRequiredMixin, FormView):

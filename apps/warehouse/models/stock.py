@@ -348,8 +348,3 @@ class Movement(models.Model):
 
         held = ShipmentLine.objects.filter(_held_for(organisation_id)).values("pk")
         return Q(owner_id=organisation_id) | Q(line__in=held)
-
-
-# Receipts against advance notices and their discrepancies (apps/warehouse/receipts.py).
-from .import_models import SerialImport, SerialImportStatus  # noqa: E402,F401
-from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus  # noqa: E402,F401

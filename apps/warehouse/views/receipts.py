@@ -1,5 +1,6 @@
 """Pages of receiving against an advance notice: the receipts (open ones first), receiving one
-inbound shipment, a receipt with its discrepancies and their resolution."""
+inbound shipment, a receipt with its discrepancies and their resolution, and packing picked units
+into an outbound shipment's package."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from apps.core.scoping import VIEW
 from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, add_service_errors
 from apps.shipments.models import Shipment
 
-from .packing import packable, units_pack
-from .receipt_forms import PackForm, ReceiptFilter, ReceiptForm, ResolveForm
-from .receipt_models import Discrepancy, Receipt
-from .receipts import RECEIVABLE, discrepancy_resolve, receipt_record
+from ..filters import ReceiptFilter
+from ..forms import PackForm, ReceiptForm, ResolveForm
+from ..models import Discrepancy, Receipt
+from ..services.packing import packable, units_pack
+from ..services.receipts import RECEIVABLE, discrepancy_resolve, receipt_record
 
 
 class ReceiptListView(ScopedQuerysetMixin, FilteredListMixin, TemplateView):
@@ -167,7 +169,7 @@ class ResolveView(CapabilityRequiredMixin, View):
 
 
 class PackView(CapabilityRequiredMixin, FormView):
-    """Pack picked units into a package of an outbound shipment (apps/warehouse/packing.py)."""
+    """Pack picked units into a package of an outbound shipment (`services.packing`)."""
 
     capability = "stock.operate"
     template_name = "warehouse/pack.html"

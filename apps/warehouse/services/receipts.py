@@ -1,7 +1,7 @@
 """Receiving an inbound shipment (or one leg of a consolidation) against its advance notice — its
-lines and their serials — and resolving what did not match (issue 13).
+lines and their serials — and resolving what did not match.
 
-What was scanned and expected is received into stock (`services.units_receive` / `lot_receive`:
+What was scanned and expected is received into stock (`stock.units_receive` / `lot_receive`:
 the ledger, customs status by the site); a damaged unit is received and quarantined; a missing
 serial, an extra one, or a lot counted short or over is a discrepancy that stays open until a
 person resolves it. The shipment's status moves through the shipments' own event service (an
@@ -10,7 +10,7 @@ arrival at a hub, or the delivery at its destination), never around it.
 A leg (or a shipment without legs) is received once: a box that turns up later is the open
 "missing" discrepancy's, resolved as found. A unit is received only where the books expect it to
 arrive: a unit the receipt expects but that is in a warehouse already, or shipped on towards
-another place, refuses the receipt, naming where it is (`services.receive_problems`).
+another place, refuses the receipt, naming where it is (`stock.receive_problems`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from apps.shipments import services as shipments
 from apps.shipments.models import EventCode, Leg, LineSerial, Shipment, ShipmentStatus
 from apps.shipments.services import goods_owner_id
 
-from . import services
-from .engines.unit_flow import LABELS, Action, Status
-from .models import Location
-from .receipt_models import Discrepancy, DiscrepancyKind, Receipt, ReceiptStatus
+from ..engines.unit_flow import LABELS, Action, Status
+from ..models import Discrepancy, DiscrepancyKind, Location, Receipt, ReceiptStatus
+from .stock import lot_receive, receive_problems, units_receive
+from .units import unit_transition, whereabouts
 
 # A shipment is received once it has left: not while it is planned, held or cancelled.
 RECEIVABLE = frozenset(
@@ -109,7 +109,7 @@ def receipt_record(
     }
     seen = {serial.lower(): serial for serial in scanned_list}
     arriving = [row.unit for key, row in expected.items() if key in seen]
-    if problems := services.receive_problems(arriving, location=location, arriving_on=shipment):
+    if problems := receive_problems(arriving, location=location, arriving_on=shipment):
         raise ValidationError({"scanned": problems[:10]})
     receipt = Receipt.objects.create(
         reference=next_reference("RCV"),
@@ -124,7 +124,7 @@ def receipt_record(
     problems: list[Discrepancy] = []
 
     # Serialised: what was expected and scanned goes into stock, grouped by part, owner and the
-    # origin declared on the inbound line (recorded on each unit, issue 13).
+    # origin declared on the inbound line (recorded on each unit).
     groups: dict[tuple[int, int, str], list[LineSerial]] = defaultdict(list)
     for key, row in expected.items():
         if key in seen:
@@ -138,7 +138,7 @@ def receipt_record(
     owners = {o.pk: o for o in Organisation.objects.filter(pk__in={owner for _, owner, _ in groups})}
     received = 0
     for (_, owner_id, origin), rows in groups.items():
-        services.units_receive(
+        units_receive(
             location=location,
             part=rows[0].line.part,
             serials=[row.unit.serial for row in rows],
@@ -154,7 +154,7 @@ def receipt_record(
         row = expected.get(serial.lower())
         if row is None:
             continue  # an extra one: recorded below, not taken into stock
-        services.unit_transition(
+        unit_transition(
             unit=row.unit,
             target=Status.QUARANTINED,
             action=Action.QUARANTINE,
@@ -179,7 +179,7 @@ def receipt_record(
             continue
         count = int(counted.get(line.pk, 0))
         if count:
-            services.lot_receive(
+            lot_receive(
                 location=location,
                 part=line.part,
                 quantity=count,
@@ -284,7 +284,7 @@ def _known_elsewhere(extras: dict[str, str], shipment: Shipment, *, owners: set[
 
 def _where(unit: Unit) -> str:
     placement = getattr(unit, "placement", None)
-    where = services.whereabouts(unit, placement)
+    where = whereabouts(unit, placement)
     status = LABELS[Status(unit.status)]
     if where.site_id is not None:
         return f"{status} at {where.site} ({placement.location.code})."
@@ -321,7 +321,7 @@ def discrepancy_resolve(
     receipt = discrepancy.receipt
     unit = discrepancy.unit
     if found:
-        services.units_receive(
+        units_receive(
             location=receipt.location,
             part=discrepancy.part,
             serials=[unit.serial],
@@ -336,7 +336,7 @@ def discrepancy_resolve(
         unit.refresh_from_db()
         if unit.status != UnitStatus.QUARANTINED:
             raise ValidationError({"release": f"Serial {unit.serial} is not in quarantine."})
-        services.unit_transition(
+        unit_transition(
             unit=unit, target=Status.AVAILABLE, action=Action.RELEASE, actor=actor, reason=resolution
         )
     discrepancy.resolution = resolution
