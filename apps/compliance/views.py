@@ -30,6 +30,7 @@ from .models import (
     CheckLineResult,
     ComplianceAlert,
     ComplianceApproval,
+    HitStatus,
     HoldKind,
     HoldReason,
     Licence,
@@ -84,7 +85,13 @@ class ReviewQueueView(CapabilityRequiredMixin, TemplateView):
 
 def _approvals():
     return ComplianceApproval.objects.select_related(
-        "requested_by", "decided_by", "part__manufacturer", "shipment", "block__organisation"
+        "requested_by",
+        "decided_by",
+        "part__manufacturer",
+        "shipment",
+        "block__organisation",
+        "hit__entry",
+        "hit__organisation",
     )
 
 
@@ -173,10 +180,19 @@ class HitDecisionView(CapabilityRequiredMixin, View):
         else:
             action = services.hit_clear if form.cleaned_data["decision"] == "clear" else services.hit_confirm
             try:
-                action(hit=hit, actor=request.user, reason=form.cleaned_data["reason"])
-                messages.success(request, f"Hit on {hit.entry.name} {form.cleaned_data['decision']}ed.")
+                decided = action(hit=hit, actor=request.user, reason=form.cleaned_data["reason"])
+                if decided.status == HitStatus.OPEN:
+                    messages.success(
+                        request,
+                        f"Clearing the hit on {hit.entry.name} asked: a second compliance officer "
+                        "approves it (four eyes); the shipments stay held until then.",
+                    )
+                else:
+                    messages.success(request, f"Hit on {hit.entry.name} {form.cleaned_data['decision']}ed.")
             except ValidationError as exc:
                 messages.error(request, " ".join(exc.messages))
+            except PermissionDenied as exc:
+                messages.error(request, str(exc))
         return HttpResponseRedirect(safe_next(request, reverse("compliance:queue")))
 
 

@@ -1,4 +1,5 @@
-"""In real Chromium: a compliance officer clears a screening hit and resolves a held shipment."""
+"""In real Chromium: a compliance officer asks to clear a screening hit, a second approves it on the
+four-eyes page, and the held shipment moves on."""
 
 import pytest
 
@@ -24,17 +25,32 @@ def test_officer_clears_a_hit_and_releases_the_shipment(page, live_server, trans
     services.compliance_check_run(shipment=shipment, actor=coordinator)
     assert Shipment.objects.get(pk=shipment.pk).status == "on_hold"
     UserFactory(username="ines", role=Role.COMPLIANCE_OFFICER, organisation=coordinator.organisation)
+    UserFactory(username="omar", role=Role.COMPLIANCE_OFFICER, organisation=coordinator.organisation)
 
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("ines")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    def log_in(username):
+        page.context.clear_cookies()
+        page.goto(f"{live_server.url}/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+
+    log_in("ines")
     page.get_by_role("link", name="Compliance").click()
     hits = page.locator("#hits")
     expect(hits).to_contain_text("SHENZHEN DEMO AI TECHNOLOGY CO., LTD.")
     hits.get_by_label("Reason").fill("Indian start-up, different CIN; no link to the listed entity")
     hits.get_by_role("button", name="Decide").click()
-    expect(page.get_by_text("cleared")).to_be_visible()
+    expect(page.locator(".messages")).to_contain_text("a second compliance officer approves it")
+    # Asked, not decided: the hit stays open and the shipment held until a second officer agrees.
+    assert ScreeningHit.objects.get().status == HitStatus.OPEN
+    assert Shipment.objects.get(pk=shipment.pk).status == "on_hold"
+
+    log_in("omar")
+    page.goto(f"{live_server.url}/compliance/")  # the review queue: "Awaiting second officer"
+    request_row = page.locator(".approval").filter(has_text="clear the possible match")
+    expect(request_row).to_contain_text("Indian start-up, different CIN")
+    request_row.get_by_role("button", name="Approve").click()
+    expect(page.locator(".messages")).to_contain_text("Approved")
     assert ScreeningHit.objects.get().status == HitStatus.CLEARED
 
     # Deciding the hit resolved the reason it raised: nothing to write twice, the shipment moved on.

@@ -11,6 +11,7 @@ from apps.compliance.models import ComplianceCheck, HitStatus, Licence, LicenceD
 from apps.shipments.models import Shipment
 from apps.shipments.services import TransitionRefused, shipment_transition
 from tests.factories import OrganisationFactory
+from tests.four_eyes import clear_with_second_officer
 
 
 def test_a_clear_shipment_passes_and_is_approved(
@@ -118,7 +119,7 @@ def test_screening_hit_holds_and_clearing_it_is_remembered(
     hit = ScreeningHit.objects.get(status=HitStatus.OPEN)
     with pytest.raises(Exception, match="reason"):
         services.hit_clear(hit=hit, actor=compliance_officer, reason="")
-    services.hit_clear(
+    clear_with_second_officer(
         hit=hit, actor=compliance_officer, reason="Different company: Indian startup, CIN checked"
     )
     again = services.organisation_screen(organisation=lookalike)

@@ -23,6 +23,7 @@ from apps.compliance.models import (
 from apps.shipments.models import Shipment
 from apps.shipments.services import TransitionRefused, shipment_transition
 from tests.factories import OrganisationFactory, UserFactory
+from tests.four_eyes import clear_with_second_officer
 
 from .conftest import LIST
 
@@ -277,7 +278,7 @@ def test_clearing_a_hit_resolves_the_reasons_it_raised(
         services.hold_reason_resolve(
             hold=reason, actor=compliance_officer, resolution="Not the same company at all"
         )
-    services.hit_clear(
+    clear_with_second_officer(
         hit=reason.hit, actor=compliance_officer, reason="Indian company, different registration"
     )
     reason.refresh_from_db()

@@ -1,8 +1,9 @@
 """Compliance officers' pages in the browser."""
 
 from apps.compliance import services
-from apps.compliance.models import HitStatus, ScreeningHit, ScreeningList
+from apps.compliance.models import ComplianceApproval, HitStatus, ScreeningHit, ScreeningList
 from tests.factories import OrganisationFactory
+from tests.four_eyes import second_officer_of
 
 from .conftest import LIST
 
@@ -18,8 +19,17 @@ def test_queue_page_and_hit_decision(compliance_officer, browser_as, screening_l
         f"/compliance/hits/{hit.pk}/decide/", {"decision": "clear", "reason": ""}, follow=True
     )
     assert "give a reason" in response.content.decode()
-    client.post(
-        f"/compliance/hits/{hit.pk}/decide/", {"decision": "clear", "reason": "Different LLC in Sharjah"}
+    asked = client.post(
+        f"/compliance/hits/{hit.pk}/decide/",
+        {"decision": "clear", "reason": "Different LLC in Sharjah"},
+        follow=True,
+    ).content.decode()
+    # Clearing waits for a second officer (four eyes): asked, listed as awaiting, not cleared yet.
+    assert "a second compliance officer approves it" in asked and "clear the possible match" in asked
+    assert ScreeningHit.objects.get().status == HitStatus.OPEN
+    approval = ComplianceApproval.objects.get(hit=hit)
+    browser_as(second_officer_of(compliance_officer)).post(
+        f"/compliance/approvals/{approval.pk}/", {"action": "approve"}
     )
     assert ScreeningHit.objects.get().status == HitStatus.CLEARED
 

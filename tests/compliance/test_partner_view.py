@@ -12,6 +12,7 @@ from apps.accounts.roles import Role
 from apps.compliance import services
 from apps.compliance.models import HoldKind
 from tests.factories import OrganisationFactory, UserFactory
+from tests.four_eyes import clear_with_second_officer
 
 ENTRY = "NORTHERN STAR SHIPPING LLC"
 OFFICER_NOTE = "Different company: Dubai trade licence 778812 checked"
@@ -36,7 +37,7 @@ def _cleared(held, compliance_officer):
     from apps.compliance.models import ScreeningHit
 
     hit = ScreeningHit.objects.get(organisation__legal_name="Northern Star Shipping L.L.C.", status="open")
-    services.hit_clear(hit=hit, actor=compliance_officer, reason=OFFICER_NOTE)
+    clear_with_second_officer(hit=hit, actor=compliance_officer, reason=OFFICER_NOTE)
     return held
 
 

@@ -15,6 +15,7 @@ from apps.compliance.models import HitStatus, ScreeningHit
 from apps.compliance.services import holds
 from apps.shipments.models import Shipment, ShipmentParty
 from tests.factories import OrganisationFactory
+from tests.four_eyes import clear_with_second_officer
 
 from .conftest import LIST
 
@@ -84,7 +85,7 @@ def test_a_confirmed_entry_is_not_raised_again_even_in_a_new_edition(
 
 def test_a_cleared_entry_is_remembered_until_it_changes(party, screening_list, compliance_officer):
     hit = services.organisation_screen(organisation=party).hits.get()
-    services.hit_clear(hit=hit, actor=compliance_officer, reason="Different company in Sharjah")
+    clear_with_second_officer(hit=hit, actor=compliance_officer, reason="Different company in Sharjah")
     _edition("test-2")  # same content, new rows
     assert _statuses(services.organisation_screen(organisation=party)) == [HitStatus.PREVIOUSLY_CLEARED]
     _edition("test-3", change_entry=NORTHERN_STAR)
@@ -104,7 +105,7 @@ def test_open_hits_for_maps_entry_ids_to_the_open_hit(party, screening_list, com
     services.organisation_screen(organisation=party)  # a duplicate, not returned
     assert services.open_hits_for(party, [NORTHERN_STAR, "el-1"]) == {NORTHERN_STAR: hit}
     assert services.open_hits_for(OrganisationFactory(), [NORTHERN_STAR]) == {}
-    services.hit_clear(hit=hit, actor=compliance_officer, reason="Different company")
+    clear_with_second_officer(hit=hit, actor=compliance_officer, reason="Different company")
     assert services.open_hits_for(party, [NORTHERN_STAR]) == {}
 
 
@@ -117,8 +118,10 @@ def test_a_decision_tells_the_compliance_check_in_the_same_transaction(
 ):
     calls = []
     monkeypatch.setattr(holds, "hit_decided", lambda *, hit, actor: calls.append((hit.pk, hit.status, actor)))
+    # Clearing takes effect when a second officer approves it (four eyes): the effect is the same.
+    decide_now = clear_with_second_officer if decide == "hit_clear" else services.hit_confirm
     hit = services.organisation_screen(organisation=party).hits.get()
-    decided = getattr(services, decide)(hit=hit, actor=compliance_officer, reason="Reviewed")
+    decided = decide_now(hit=hit, actor=compliance_officer, reason="Reviewed")
     assert calls == [(hit.pk, decided.status, compliance_officer)]
 
     # If what the check does fails, the decision is not kept either.
@@ -130,7 +133,7 @@ def test_a_decision_tells_the_compliance_check_in_the_same_transaction(
     ).hits.get()
     monkeypatch.setattr(holds, "hit_decided", fail)
     with pytest.raises(RuntimeError):
-        getattr(services, decide)(hit=other, actor=compliance_officer, reason="Reviewed")
+        decide_now(hit=other, actor=compliance_officer, reason="Reviewed")
     other.refresh_from_db()
     assert other.status == HitStatus.OPEN and not other.screening.organisation.blocks.exists()
 

@@ -358,11 +358,13 @@ screening_hit_docs = documented(
     "screening hits awaiting review",
     read=QUEUE_HIT,
     clear={
-        "summary": "Clear a hit as a false positive",
+        "summary": "Ask to clear a hit as a false positive (a second compliance officer approves it)",
         "examples": [
             example("Why it is not a match", _DECISION, request=True),
+            example("Awaiting a second officer", {**QUEUE_HIT, "status": "open"}, status=202),
             example(
-                "The cleared hit", {**QUEUE_HIT, "status": "cleared", "decision_reason": _DECISION["reason"]}
+                "The cleared hit (four eyes off)",
+                {**QUEUE_HIT, "status": "cleared", "decision_reason": _DECISION["reason"]},
             ),
         ],
     },
@@ -470,6 +472,7 @@ APPROVAL = {
     "block": None,
     "four_eyes": None,
     "classification": None,
+    "hit": None,
 }
 approval_docs = documented(
     "Four eyes",
@@ -495,6 +498,15 @@ approval_docs = documented(
                     "kind": "hold_release",
                     "shipment": "SHP-2026-000123",
                     "reason": "Licence D1234567 granted.",
+                },
+                request=True,
+            ),
+            example(
+                "Clear a possible match",
+                {
+                    "kind": "hit_clearance",
+                    "hit": 4031,
+                    "reason": "Indian start-up, different CIN; no link to the listed entity.",
                 },
                 request=True,
             ),

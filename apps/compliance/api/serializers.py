@@ -607,6 +607,7 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "block",
             "four_eyes",
             "classification",
+            "hit",
         ]
         read_only_fields = fields
 
@@ -627,6 +628,7 @@ class ApprovalRequestSerializer(serializers.Serializer):
         required=False, max_length=30, help_text="hold_release: the reference of the held shipment."
     )
     block = serializers.IntegerField(required=False, help_text="block_lift: the block to lift.")
+    hit = serializers.IntegerField(required=False, help_text="hit_clearance: the possible match to clear.")
     four_eyes = serializers.BooleanField(
         required=False, allow_null=True, default=None, help_text="policy_change: the policy asked for."
     )
@@ -637,6 +639,7 @@ class ApprovalRequestSerializer(serializers.Serializer):
         ApprovalKind.HOLD_RELEASE: ("shipment",),
         ApprovalKind.BLOCK_LIFT: ("block",),
         ApprovalKind.POLICY_CHANGE: ("four_eyes",),
+        ApprovalKind.HIT_CLEARANCE: ("hit",),
     }
 
     def validate(self, attrs):

@@ -368,12 +368,19 @@ class ScreeningHitViewSet(viewsets.ReadOnlyModelViewSet):
         hit = decide(hit=self.get_object(), actor=request.user, reason=data.validated_data["reason"])
         return Response(self.get_serializer(services.attach_shipments([hit])[0]).data)
 
-    @extend_schema(request=DecisionSerializer, responses=QueueHitSerializer)
+    @extend_schema(request=DecisionSerializer, responses={200: QueueHitSerializer, 202: QueueHitSerializer})
     @action(detail=True, methods=["post"])
     def clear(self, request, pk=None):
-        """A false positive (reason required); not raised again for this entry until it changes.
-        The hold reasons the hit raised on shipments are resolved with it."""
-        return self._decided(services.hit_clear, request)
+        """Ask to clear a false positive (reason required). Clearing lets the shipments it held move
+        on, so it is a compliance officer's decision (an administrator: 403) and, while four eyes is
+        on, waits for a second officer: 202 with the hit still `open` and a pending
+        `/compliance-approvals/` request of kind `hit_clearance`. With four eyes off: 200, cleared;
+        not raised again for this entry until it changes, and the hold reasons it raised are
+        resolved with it."""
+        answer = self._decided(services.hit_clear, request)
+        if answer.data["status"] == HitStatus.OPEN:
+            answer.status_code = status.HTTP_202_ACCEPTED
+        return answer
 
     @extend_schema(request=DecisionSerializer, responses=QueueHitSerializer)
     @action(detail=True, methods=["post"])
@@ -465,7 +472,13 @@ class ApprovalViewSet(
     officers: they read the list, they neither ask nor decide."""
 
     queryset = ComplianceApproval.objects.select_related(
-        "requested_by", "decided_by", "part__manufacturer", "shipment", "block__organisation"
+        "requested_by",
+        "decided_by",
+        "part__manufacturer",
+        "shipment",
+        "block__organisation",
+        "hit__entry",
+        "hit__organisation",
     )
     serializer_class = ApprovalSerializer
     filterset_fields = ["status", "kind", "part"]
@@ -527,6 +540,10 @@ def _ask(user, data: dict) -> ComplianceApproval:
         if shipment is None:
             raise DRFValidationError({"shipment": f"No shipment {data['shipment']} that you may change."})
         return services.compliance_hold_release_request(shipment=shipment, actor=user, reason=reason)
+    if kind == ApprovalKind.HIT_CLEARANCE:
+        hit = _operator_record(user, ScreeningHit, data["hit"], "hit")
+        services.hit_clear(hit=hit, actor=user, reason=reason)
+        return ComplianceApproval.objects.filter(hit=hit).latest("id")
     if kind == ApprovalKind.BLOCK_LIFT:
         block = _operator_record(user, PartyBlock, data["block"], "block")
         services.block_lift_request(block=block, actor=user, reason=reason)
@@ -537,7 +554,7 @@ def _ask(user, data: dict) -> ComplianceApproval:
 
 
 def _operator_record(user, model, pk: int, field: str):
-    """A hold reason or a block: the operator's staff's records (the review queue's)."""
+    """A hold reason, a block or a screening hit: the operator's staff's records (the review queue's)."""
     found = model.objects.filter(pk=pk).first() if user.is_operator_staff else None
     if found is None:
         raise DRFValidationError({field: f'Invalid pk "{pk}" - object does not exist.'})

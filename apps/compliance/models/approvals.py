@@ -23,6 +23,7 @@ class ApprovalKind(models.TextChoices):
     HOLD_RELEASE = "hold_release", "Releasing a compliance hold"
     BLOCK_LIFT = "block_lift", "Lifting a block"
     POLICY_CHANGE = "policy_change", "Switching four eyes off or on"
+    HIT_CLEARANCE = "hit_clearance", "Clearing a possible match"
 
 
 class ApprovalStatus(models.TextChoices):
@@ -71,7 +72,7 @@ class ComplianceApproval(AuditedModel):
         help_text="Set when the decision was taken alone: the policy change that switched four eyes off.",
     )
     # What is decided on (by kind): the part and the ECCN proposed; the hold reason a default
-    # confirmation answers; the held shipment; the block; the policy asked for.
+    # confirmation answers; the held shipment; the block; the policy asked for; the hit to clear.
     part = models.ForeignKey(
         "catalog.Part", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -90,6 +91,14 @@ class ComplianceApproval(AuditedModel):
         "compliance.PartyBlock", null=True, blank=True, on_delete=models.CASCADE, related_name="approvals"
     )
     four_eyes = models.BooleanField(null=True, blank=True, help_text="The policy asked for (policy changes).")
+    hit = models.ForeignKey(
+        "compliance.ScreeningHit",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="clearance_requests",
+        help_text="The possible match asked to be cleared as a false positive.",
+    )
     classification = models.ForeignKey(
         "compliance.PartClassification",
         null=True,
@@ -133,6 +142,11 @@ class ComplianceApproval(AuditedModel):
                 name="compliance_one_pending_per_block",
             ),
             models.UniqueConstraint(
+                fields=["hit"],
+                condition=_PENDING & Q(hit__isnull=False),
+                name="compliance_one_pending_per_hit",
+            ),
+            models.UniqueConstraint(
                 fields=["organisation"],
                 condition=_PENDING & Q(kind=ApprovalKind.POLICY_CHANGE),
                 name="compliance_one_pending_policy_change",
@@ -162,4 +176,8 @@ class ComplianceApproval(AuditedModel):
             return f"{self.shipment}: release the compliance hold"
         if self.kind == ApprovalKind.BLOCK_LIFT:
             return f"{self.block.organisation}: lift the block" if self.block_id else "lift a block"
+        if self.kind == ApprovalKind.HIT_CLEARANCE:
+            if not self.hit_id:
+                return "clear a possible match"
+            return f"{self.hit.organisation}: clear the possible match with {self.hit.entry.name}"
         return f"four eyes {'on' if self.four_eyes else 'off'}"

@@ -1,7 +1,8 @@
 """Four eyes on every compliance decision that loosens control.
 
-One mechanism for five decisions: an officer's classification override that lowers control
-(engines.control), confirming a default classification, releasing a compliance hold, lifting a
+One mechanism for six decisions: an officer's classification override that lowers control
+(engines.control), confirming a default classification, releasing a compliance hold, clearing a
+possible restricted-party match as a false positive (the shipments it held move on), lifting a
 block (reversing a confirmed match), and switching the four-eyes policy itself off or on. A
 compliance officer asks, with a reason (`ComplianceApproval`, pending); until a second compliance
 officer of the same organisation approves it, the decision has no effect — the classification,
@@ -15,7 +16,8 @@ is off, a decision is taken by one officer at once and its row records under whi
 always takes two officers.
 
 The effects live with their subjects (classification.officer_classification_record,
-holds.confirmed_default_close, screening.block_lift_apply, the shipments status flow); this
+holds.confirmed_default_close, screening.hit_clearance_apply, screening.block_lift_apply, the
+shipments status flow); this
 module is the only caller of them, so nothing else decides.
 """
 
@@ -45,11 +47,12 @@ from ..models import (
     HoldReason,
     PartClassification,
     PartyBlock,
+    ScreeningHit,
 )
 from .classification import current_classification, officer_classification_record, override_problems
 from .holds import confirmed_default_close, confirmed_default_problems
 from .holds import hold_reason_resolve as resolve_with_fact
-from .screening import block_lift_apply
+from .screening import block_lift_apply, hit_clearance_apply, hit_open_for_decision
 
 NOT_AN_OFFICER = (
     "Only a compliance officer may ask for or decide this; an administrator is not a compliance officer."
@@ -66,6 +69,7 @@ _SUBJECT_FIELD = {
     ApprovalKind.HOLD_RELEASE: "shipment",
     ApprovalKind.BLOCK_LIFT: "block",
     ApprovalKind.POLICY_CHANGE: "organisation",
+    ApprovalKind.HIT_CLEARANCE: "hit",
 }
 
 
@@ -274,6 +278,23 @@ def _require_compliance_hold(shipment: Shipment) -> None:
 
 
 @transaction.atomic
+def hit_clear(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
+    """Ask to clear a possible match as a false positive, saying why. Clearing loosens control (the
+    hold reasons it raised are resolved, the shipments move on), so only a compliance officer asks —
+    an administrator reviews the queue but does not clear — and while four eyes is on a second
+    officer approves it (`approval_approve`); until then the hit stays open and the shipments stay
+    held. With four eyes off it is cleared now, saying under which policy change. Returns the hit."""
+    _require_officer(actor)
+    reason = _reason(reason)
+    hit = hit_open_for_decision(hit)
+    approval = _request(kind=ApprovalKind.HIT_CLEARANCE, actor=actor, reason=reason, hit=hit)
+    if not approval.is_pending:
+        _apply(approval, actor)
+    hit.refresh_from_db()
+    return hit
+
+
+@transaction.atomic
 def block_lift_request(*, block: PartyBlock, actor: User, reason: str) -> PartyBlock:
     """Ask to lift a block by reversing the confirmed match behind it, saying why. While four eyes
     is on a second compliance officer approves it (`block_lift_approve`); with it off the block is
@@ -468,6 +489,11 @@ def _apply(approval: ComplianceApproval, actor: User) -> None:
         )
     elif kind == ApprovalKind.BLOCK_LIFT:
         block_lift_apply(_locked_block(approval.block), actor)
+    elif kind == ApprovalKind.HIT_CLEARANCE:
+        # The hit records the officer who judged it; the approval, who agreed.
+        hit_clearance_apply(
+            hit=approval.hit, actor=approval.requested_by, reason=f"{approval.reason} {_how(approval)}"
+        )
     elif kind == ApprovalKind.POLICY_CHANGE:
         organisation = _locked_organisation(approval.organisation_id)
         organisation.compliance_four_eyes = bool(approval.four_eyes)

@@ -478,9 +478,11 @@ def rescreen_all(*, actor: User | None = None, progress=None) -> int:
 
 
 @transaction.atomic
-def hit_clear(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
-    """A false positive. It is not raised again for this entry until the entry changes; the
-    shipments' hold reasons it raised are resolved by the compliance check (`hit_decided`)."""
+def hit_clearance_apply(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
+    """A false positive, decided (`approvals.hit_clear` is the only caller: one officer asks, a
+    second approves while four eyes is on; `actor` is the officer who judged it). It is not raised
+    again for this entry until the entry changes; the shipments' hold reasons it raised are resolved
+    by the hold reasons listening for the decision (`HitDecided`)."""
     hit = _decide(hit, actor, reason, HitStatus.CLEARED)
     decided(HitDecided(hit=hit, actor=actor))
     return hit
@@ -501,14 +503,13 @@ def hit_confirm(*, hit: ScreeningHit, actor: User, reason: str) -> ScreeningHit:
     return hit
 
 
-def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> ScreeningHit:
+def hit_open_for_decision(hit: ScreeningHit) -> ScreeningHit:
+    """The hit, locked, if it may still be decided: an organisation's hit not decided yet."""
     hit = (
         ScreeningHit.objects.select_for_update(of=("self",))
         .select_related("entry", "screening", "organisation")
         .get(pk=hit.pk)
     )
-    if not (reason or "").strip():
-        raise ValidationError({"reason": "A reason is required."})
     if hit.organisation_id is None:
         raise ValidationError(
             {"status": "The hits of an ad hoc screening are not reviewed; screen the organisation itself."}
@@ -517,6 +518,13 @@ def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> Screeni
         raise ValidationError(
             {"status": f"This hit was already decided ({hit.get_status_display().lower()})."}
         )
+    return hit
+
+
+def _decide(hit: ScreeningHit, actor: User, reason: str, status: str) -> ScreeningHit:
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "A reason is required."})
+    hit = hit_open_for_decision(hit)
     hit.status, hit.decided_by, hit.decided_at, hit.decision_reason = (
         status,
         actor,
