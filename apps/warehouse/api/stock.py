@@ -7,7 +7,7 @@ body is checked, then the services run in one transaction with the answer serial
 a refusal (400 naming the field) leaves nothing written. `Idempotency-Key` makes a retry safe.
 
 Receiving against a notice, discrepancies and packing are in `receipts.py`, serial imports in
-`imports.py`; the OpenAPI tags and examples of all of them in `schema.py`."""
+`imports.py`; the OpenAPI tags and examples in `schema/`."""
 
 from __future__ import annotations
 
