@@ -27,39 +27,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal
 from typing import Literal
 
+from .decimals import CENT, as_decimal, money
 from .incoterms import MINIMUM_COVER, minimum_cover, rule
 
-CENT = Decimal("0.01")
 DEFAULT_INSURANCE_RATE = Decimal("0.003")
 MAX_RATE = Decimal(5)  # 500 %: catches "10" typed for 10 % while allowing punitive tariffs
 
 
-def _decimal(value: object, field_name: str) -> Decimal:
-    if isinstance(value, bool | float):
-        raise TypeError(f"{field_name} must be a Decimal, not {type(value).__name__} ({value!r})")
-    if isinstance(value, Decimal):
-        result = value
-    elif isinstance(value, int | str):
-        try:
-            result = Decimal(value)
-        except InvalidOperation:
-            raise ValueError(f"{field_name} is not a number: {value!r}") from None
-    else:
-        raise TypeError(f"{field_name} must be a Decimal, not {type(value).__name__}")
-    if not result.is_finite():
-        raise ValueError(f"{field_name} must be a finite number, not {value!r}")
-    return result
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
-
-
 def _m(value: Decimal) -> str:
-    return f"{_money(value):,.2f}"
+    return f"{money(value):,.2f}"
 
 
 def _pct(rate: Decimal) -> str:
@@ -68,7 +47,7 @@ def _pct(rate: Decimal) -> str:
 
 
 def _rate(value: object, field_name: str) -> Decimal:
-    rate = _decimal(value, field_name)
+    rate = as_decimal(value, field_name)
     if not Decimal(0) <= rate <= MAX_RATE:
         raise ValueError(f"{field_name} is a fraction (0.10 for 10 %) between 0 and {MAX_RATE}; got {rate}")
     return rate
@@ -142,7 +121,7 @@ class ExchangeRate:
     source: str = ""
 
     def __post_init__(self) -> None:
-        rate = _decimal(self.rate, f"exchange rate {self.base}/{self.quote}")
+        rate = as_decimal(self.rate, f"exchange rate {self.base}/{self.quote}")
         if rate <= 0:
             raise ValueError(f"exchange rate {self.base}/{self.quote} must be greater than 0 (got {rate})")
         object.__setattr__(self, "rate", rate)
@@ -254,7 +233,7 @@ class LandedCostInput:
             n for n in ("insurance_cost", "insured_value", "air_goods_value") if getattr(self, n) is not None
         ]
         for name in amounts:
-            amount = _decimal(getattr(self, name), name)
+            amount = as_decimal(getattr(self, name), name)
             if amount < 0:
                 raise ValueError(f"{name} cannot be negative (got {amount})")
             object.__setattr__(self, name, amount)
@@ -282,7 +261,7 @@ class LandedCostInput:
                 raise ValueError(
                     f"lines[{index}]: HS code {hs_code!r} must be digits (dots and spaces are ignored)"
                 )
-            value = _decimal(value, f"lines[{index}] ({hs_code}) value")
+            value = as_decimal(value, f"lines[{index}] ({hs_code}) value")
             if value < 0:
                 raise ValueError(f"lines[{index}] ({hs_code}) value cannot be negative (got {value})")
             lines.append((hs_code, value))
@@ -368,15 +347,15 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
 
     def convert(amount: Decimal, from_currency: str, what: str) -> Decimal:
         if from_currency == cur:
-            return _money(amount)
+            return money(amount)
         found = find_rate(inp.exchange_rates, from_currency, cur, inp.exchange_date)
         if found is None:
             raise CurrencyMismatch(what, from_currency, cur, inp.exchange_date)
         multiplier, used = found
-        converted = _money(amount * multiplier)
+        converted = money(amount * multiplier)
         conversions.append(
             Conversion(
-                what, _money(amount), from_currency, cur, multiplier, converted, used.valid_on, used.source
+                what, money(amount), from_currency, cur, multiplier, converted, used.valid_on, used.source
             )
         )
         quoted = f"1 {used.base} = {_rate_text(used.rate)} {used.quote}"
@@ -389,7 +368,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
         )
         return converted
 
-    goods = _money(inp.goods_value)
+    goods = money(inp.goods_value)
     if inp.freight_basis:
         explain.append(f"Freight = {inp.freight_basis}")
     freight = convert(inp.freight_cost, inp.freight_currency, "freight")
@@ -404,11 +383,11 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
     handling = convert(inp.handling_fee, inp.fees_currency, "handling fee")
 
     if inp.insurance_cost is not None:
-        insurance = _money(inp.insurance_cost)
+        insurance = money(inp.insurance_cost)
         insurance_basis = "charged premium"
         explain.append(f"Insurance (charged premium) = {_m(insurance)} {cur}")
     elif inp.insured_value is not None:
-        insurance = _money(inp.insurance_rate * inp.insured_value)
+        insurance = money(inp.insurance_rate * inp.insured_value)
         insurance_basis = "estimated"
         explain.append(
             f"Insurance (estimated) = {_pct(inp.insurance_rate)} × {_m(inp.insured_value)} "
@@ -418,7 +397,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
         # CIP and CIF: the seller insures at least 110 % of the price (A5), and the premium is
         # charged on that cover, not on the price.
         insured = minimum_cover(goods + freight)
-        insurance = _money(inp.insurance_rate * insured)
+        insurance = money(inp.insurance_rate * insured)
         insurance_basis = "estimated"
         explain.append(
             f"Insurance (estimated) = {_pct(inp.insurance_rate)} × {_m(insured)} insured value "
@@ -426,7 +405,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
             f"{_m(freight)} freight)) = {_m(insurance)} {cur}"
         )
     else:
-        insurance = _money(inp.insurance_rate * (goods + freight))
+        insurance = money(inp.insurance_rate * (goods + freight))
         insurance_basis = "estimated"
         explain.append(
             f"Insurance (estimated) = {_pct(inp.insurance_rate)} × "
@@ -439,8 +418,8 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
     if inp.valuation_basis == "CIF":
         cap = rules.air_freight_cap_of_fob
         if cap is not None and air_freight:
-            air_fob = _money(inp.air_goods_value if inp.air_goods_value is not None else inp.goods_value)
-            limit = _money(cap * air_fob)
+            air_fob = money(inp.air_goods_value if inp.air_goods_value is not None else inp.goods_value)
+            limit = money(cap * air_fob)
             counted = min(air_freight, limit)
             customs_freight = freight - air_freight + counted
             other = freight - air_freight
@@ -450,7 +429,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
                 + (f"; with {_m(other)} other freight, {_m(customs_freight)} {cur}" if other else "")
             )
         if inp.insurance_cost is None and rules.insurance_of_fob_when_unknown is not None:
-            customs_insurance = _money(rules.insurance_of_fob_when_unknown * goods)
+            customs_insurance = money(rules.insurance_of_fob_when_unknown * goods)
             explain.append(
                 f"Insurance in the customs value (premium not known) = "
                 f"{_pct(rules.insurance_of_fob_when_unknown)} × {_m(goods)} FOB "
@@ -472,7 +451,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
     unknown: list[str] = []
     for (hs_code, value), share in zip(inp.lines, shares, strict=True):
         rate, tariff_line = duty_rate_for(hs_code, inp.tariff)
-        line_cv = _money(value) + share
+        line_cv = money(value) + share
         basis = f"{_m(value)} goods + {_m(share)} freight and insurance" if share else f"{_m(value)} goods"
         ref = inp.line_refs.get(hs_code, "")
         named = f"HS {hs_code}" + (f" ({ref})" if ref else "")
@@ -485,7 +464,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
                 f"line for this code, so the duty is not known and is left out of the totals"
             )
             continue
-        duty = _money(line_cv * rate)
+        duty = money(line_cv * rate)
         duty_lines.append(DutyLine(hs_code, value, line_cv, rate, duty, tariff_line))
         note = f", {tariff_line.note}" if tariff_line.note else ""
         explain.append(
@@ -497,7 +476,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
     if len(known) > 1:
         explain.append(f"Duty total = {' + '.join(_m(d) for d in known)} = {_m(duty_total)} {cur}")
 
-    levies = _money(duty_total * inp.social_welfare_surcharge_rate)
+    levies = money(duty_total * inp.social_welfare_surcharge_rate)
     if inp.social_welfare_surcharge_rate:
         explain.append(
             f"Levy on duty = {_pct(inp.social_welfare_surcharge_rate)} × {_m(duty_total)} duty "
@@ -517,7 +496,7 @@ def landed_cost(inp: LandedCostInput) -> LandedCost:
         reasons.append(f"No import VAT/GST rate for {where}: VAT/GST is missing, so the total is too low")
         explain.append(f"Import VAT/GST = unknown rate for {where} (no tax data): left out of the totals")
     else:
-        vat = _money(vat_base * inp.vat_rate)
+        vat = money(vat_base * inp.vat_rate)
         explain.append(
             f"Import VAT/GST = {_pct(inp.vat_rate)} × ({_m(customs_value)} customs value + "
             f"{_m(duty_total)} duty + {_m(levies)} levies = {_m(vat_base)}) = {_m(vat)} {cur}"

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal
 from typing import Literal
+
+from ..decimals import CENT, as_decimal, money  # noqa: F401  (re-exported: the freight package's names)
 
 AIR_VOLUMETRIC_DIVISOR = Decimal(6000)
 ROAD_VOLUMETRIC_DIVISOR = Decimal(3000)
@@ -29,7 +31,6 @@ AIR_FIRST = frozenset(
     {"accelerator", "server", "nic_dpu", "optical_transceiver", "storage_system", "network_switch"}
 )
 
-CENT = Decimal("0.01")
 _M3_STEP = Decimal("0.001")
 _FRACTION_STEP = Decimal("0.001")
 _CM3_PER_M3 = Decimal(1_000_000)
@@ -69,30 +70,6 @@ class MissingFiguresError(FreightError):
 
 # ---------------------------------------------------------------------------------------------
 # Small helpers
-
-
-def as_decimal(value: object, field_name: str, owner: str = "") -> Decimal:
-    """A finite Decimal from a Decimal, int or numeric string; floats are refused on purpose."""
-    where = f"{owner}: " if owner else ""
-    if isinstance(value, bool | float):
-        raise TypeError(f"{where}{field_name} must be a Decimal, not {type(value).__name__} ({value!r})")
-    if isinstance(value, Decimal):
-        result = value
-    elif isinstance(value, int | str):
-        try:
-            result = Decimal(value)
-        except InvalidOperation:
-            raise ValueError(f"{where}{field_name} is not a number: {value!r}") from None
-    else:
-        raise TypeError(f"{where}{field_name} must be a Decimal, not {type(value).__name__}")
-    if not result.is_finite():
-        raise ValueError(f"{where}{field_name} must be a finite number, not {value!r}")
-    return result
-
-
-def money(value: Decimal) -> Decimal:
-    """Round to cents, half up."""
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def _fmt_money(value: Decimal) -> str:
