@@ -1,7 +1,7 @@
 """Cluster designs, sizing runs and bills of materials: the models' checks and the services.
 
 The run's bookkeeping is tested with a stand-in engine (`fake_engine`); the last tests run the
-real engine on the 512-GPU seed once it is in `apps/clusters/engines/sizing.py`."""
+real engine on the 512-GPU seed once it is in `apps/clusters/engines/sizing/`."""
 
 from __future__ import annotations
 
@@ -362,7 +362,7 @@ def test_csv_rows(sized, coordinator, parts):
 # --- the real engine -----------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not HAS_ENGINE, reason="the sizing engine (engines/sizing.py) is not in yet")
+@pytest.mark.skipif(not HAS_ENGINE, reason="the sizing engine (engines/sizing/) is not in yet")
 def test_the_seed_cluster_is_sized_by_the_engine_into_a_bom(design, coordinator):
     run = services.sizing_run_now(design=design, actor=coordinator)
     assert run.status == RunStatus.SUCCEEDED, run.errors
@@ -374,7 +374,7 @@ def test_the_seed_cluster_is_sized_by_the_engine_into_a_bom(design, coordinator)
     assert bom.lines.filter(role="compute_leaf").exists()
 
 
-@pytest.mark.skipif(not HAS_ENGINE, reason="the sizing engine (engines/sizing.py) is not in yet")
+@pytest.mark.skipif(not HAS_ENGINE, reason="the sizing engine (engines/sizing/) is not in yet")
 def test_the_engine_refuses_a_design_its_changed_parts_no_longer_reach(design, parts):
     # Saved when it could be sized (a design too large for three tiers is refused when saved:
     # test_design_refusals.py); its switch part then loses ports: the run refuses, naming fields.
