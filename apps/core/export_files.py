@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.http import HttpRequest, QueryDict
@@ -40,8 +40,19 @@ KEEP = dt.timedelta(days=2)
 LISTS: dict[str, type] = {}
 
 
+def list_key(module: str, qualname: str) -> str:
+    """The name a list's background export is queued under: its app and its class, not its module
+    (`apps.warehouse.views.stock` → `warehouse.StockListView`), so an export queued before a list
+    moved to another module of its app (the apps' views split by subject) still finds it."""
+    parts = module.split(".")
+    app = parts[1] if parts[0] == "apps" and len(parts) > 1 else module
+    return f"{app}.{qualname}"
+
+
 def register(name: str, view_class: type) -> None:
-    """Make `view_class` the list whose background export is named `name`."""
+    """Make `view_class` the list whose background export is named `name`; one name, one list."""
+    if LISTS.get(name, view_class) is not view_class:
+        raise ImproperlyConfigured(f"Two lists export as {name!r}: {LISTS[name]} and {view_class}.")
     LISTS[name] = view_class
 
 
@@ -81,6 +92,10 @@ def export_file_write(
     if list_name not in LISTS:
         get_resolver().url_patterns  # noqa: B018 — a worker imports the views (which register) with the URLs
     view_class = LISTS.get(list_name)
+    if view_class is None and list_name.startswith("apps."):
+        # Queued under the list's full module path (before exports were named by app and class).
+        module, _, qualname = list_name.rpartition(".")
+        view_class = LISTS.get(list_key(module, qualname))
     if view_class is None or export_format not in exports.FORMATS:
         raise ValueError(f"No list export {list_name!r} as {export_format!r}.")
     user = get_user_model().objects.filter(pk=user_id).first()

@@ -77,7 +77,7 @@ class FilteredListMixin:
 
     @classmethod
     def export_list_name(cls) -> str:
-        return f"{cls.__module__}.{cls.__qualname__}"
+        return export_files.list_key(cls.__module__, cls.__qualname__)
 
     def get(self, request, *args, **kwargs):
         export = request.GET.get("export")

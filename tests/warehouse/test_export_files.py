@@ -204,3 +204,40 @@ def test_a_partners_units_read_the_units_table_once(supplier_user):
     # PostgreSQL; the owner column and a short list of held units are one scan.
     sql = str(visible_units(supplier_user).query)
     assert sql.count('FROM "catalog_unit"') == 1 and 'JOIN "catalog_unit"' not in sql
+
+
+@pytest.mark.parametrize(
+    "queued_as",
+    [
+        "warehouse.StockListView",
+        "apps.warehouse.views.StockListView",
+        "apps.warehouse.views.stock.StockListView",
+    ],
+)
+def test_an_export_finds_its_list_by_app_and_class_whatever_module_it_was_queued_from(
+    queued_as, receive, bin_a, warehouse_operator, settings, tmp_path
+):
+    """The lists moved into modules by subject; an export queued before the move (under the list's
+    old module path) is still written after it."""
+    from apps.core import export_files
+
+    settings.MEDIA_ROOT = tmp_path
+    receive(*[f"MV-{n:03d}" for n in range(3)], put_away=bin_a)
+    assert StockListView.export_list_name() == "warehouse.StockListView"
+    result = export_files.export_file_write(
+        task_id=f"t-{len(queued_as)}",
+        list_name=queued_as,
+        query="export=csv",
+        user_id=warehouse_operator.pk,
+        export_format="csv",
+    )
+    assert result["rows"] == 3
+
+
+def test_two_lists_cannot_export_under_one_name():
+    from django.core.exceptions import ImproperlyConfigured
+
+    from apps.core import export_files
+
+    with pytest.raises(ImproperlyConfigured, match="Two lists"):
+        export_files.register("warehouse.StockListView", type("Other", (), {}))
