@@ -132,8 +132,34 @@ WORKER_TESTS = (
 )
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook: see _name_the_group
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = str(item.path).replace(os.sep, "/")
         if any(part in path for part in WORKER_TESTS):
             item.add_marker(pytest.mark.xdist_group("workers"))
+    if getattr(config.option, "loadgroup", False):  # an xdist worker process under --dist loadgroup
+        for item in items:
+            _name_the_group(item)
+
+
+def _name_the_group(item) -> None:
+    """Append `@<group>` to the node id of a test marked `xdist_group`, as pytest-xdist does: its
+    scheduler sends the tests whose ids end alike to one process. pytest-xdist 3.8 writes
+    `item._nodeid`, which pytest 9.2 no longer reads (the id is `item._id`), so without this every
+    group was spread over both processes like any other test."""
+    names = sorted(
+        {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+    )
+    suffix = "@" + "_".join(names)
+    if not names or item.nodeid.endswith(suffix):
+        return
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(item.nodeid + suffix)
+    else:
+        item._nodeid = item.nodeid + suffix

@@ -4,7 +4,10 @@ its cell, without a key-value table split across pages, and without a page holdi
 signature block. The checks read WeasyPrint's layout tree; no database is needed.
 
 The 1,000-line documents take seconds each, so each is rendered once per test session, and they
-are rendered and checked in forked processes, one per core (tests/documents/forked.py)."""
+are rendered and checked in forked processes, one per core (tests/documents/forked.py). Under
+pytest-xdist the tests that read them (here and in test_parallel_render.py) run in one process,
+the `large_documents` group (`make test` runs `--dist loadgroup`), instead of each process
+rendering all of them."""
 
 from __future__ import annotations
 
@@ -378,6 +381,10 @@ def large_documents() -> dict[str, LaidOut]:
     return large_layouts(*DOC_TYPES)
 
 
+LARGE_DOCUMENTS = pytest.mark.xdist_group("large_documents")  # one process renders them, once
+
+
+@LARGE_DOCUMENTS
 @pytest.mark.parametrize("doc_type", DOC_TYPES)
 def test_1000_line_document_fits_its_cells(doc_type, large_documents):
     document = large_documents[doc_type]

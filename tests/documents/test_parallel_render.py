@@ -23,9 +23,18 @@ from pypdf import PdfReader
 
 from apps.documents import renderer
 from tests.documents.forked import cores, forked_map
-from tests.documents.test_layout import _part_number, large_layouts, layout_problems, make_context
+from tests.documents.test_layout import (
+    LARGE_DOCUMENTS,
+    _part_number,
+    large_layouts,
+    layout_problems,
+    make_context,
+)
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="parallel rendering needs os.fork")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="parallel rendering needs os.fork"),
+    LARGE_DOCUMENTS,  # in the process that lays out the 1,000-line invoice for test_layout.py
+]
 
 
 def _inspect(document) -> list[str]:
