@@ -239,6 +239,8 @@ def test_two_runs_compare(api_as, coordinator, design, fake_engine):
     missing = api.get(f"{API}{design.pk}/sizing-runs/compare/", {"a": 1, "b": 9})
     assert missing.status_code == 400 and "b" in missing.json()
     assert api.get(f"{API}{design.pk}/sizing-runs/compare/", {"a": "one"}).status_code == 400
+    huge = api.get(f"{API}{design.pk}/sizing-runs/compare/", {"a": 10**30, "b": 1})
+    assert huge.status_code == 400 and "a" in huge.json()  # not a 500 from the database
 
 
 # --- bills of materials --------------------------------------------------------------------------

@@ -85,8 +85,9 @@ class SizingRunStartedSerializer(serializers.Serializer):
 
 
 class CompareQuerySerializer(serializers.Serializer):
-    a = serializers.IntegerField(min_value=1, help_text="The first run's number.")
-    b = serializers.IntegerField(min_value=1, help_text="The second run's number.")
+    # Bounded as the column is: a larger number is a 400 naming the field, not a database overflow.
+    a = serializers.IntegerField(min_value=1, max_value=2_147_483_647, help_text="The first run's number.")
+    b = serializers.IntegerField(min_value=1, max_value=2_147_483_647, help_text="The second run's number.")
 
 
 class DeltaSerializer(serializers.Serializer):

@@ -1,5 +1,5 @@
 """Which shipments carry a cluster's goods. Shipments know nothing of clusters (they sit below
-them, tests/test_layering.py), so the link lives here: the shipment plan's "create draft
+them, tests/test_import_graph.py), so the link lives here: the shipment plan's "create draft
 shipments" records one per shipment it makes, and the coverage reads them.
 """
 
