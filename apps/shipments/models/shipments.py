@@ -352,8 +352,8 @@ class ShipmentLine(AuditedModel, TimeStampedModel):
     # Filled by the compliance check: ECCN, reasoning, licence decision — a snapshot, so later
     # changes to the part do not rewrite what was decided for this shipment.
     export_classification = models.JSONField(default=dict, blank=True)
-    # A consolidation's goods leave several countries: each supplier exports its own lines (issue
-    # 11). Empty means the shipment's shipper and exporter of record act for the line.
+    # A consolidation's goods leave several countries: each supplier exports its own lines. Empty
+    # means the shipment's shipper and exporter of record act for the line.
     shipper = models.ForeignKey(
         "accounts.Organisation",
         on_delete=models.PROTECT,
