@@ -138,6 +138,8 @@ def pytest_collection_modifyitems(config, items):
         path = str(item.path).replace(os.sep, "/")
         if any(part in path for part in WORKER_TESTS):
             item.add_marker(pytest.mark.xdist_group("workers"))
+        elif "tests/demo/" in path:  # one process loads the demo for all of them: tests/demo/conftest.py
+            item.add_marker(pytest.mark.xdist_group("demo"))
     if getattr(config.option, "loadgroup", False):  # an xdist worker process under --dist loadgroup
         for item in items:
             _name_the_group(item)

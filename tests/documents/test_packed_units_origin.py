@@ -254,32 +254,3 @@ def test_issued_documents_state_the_origins_and_another_organisation_cannot_read
     for document in (invoice, packing):
         url = reverse("documents:download", args=[document.pk])
         assert browser_as(outsider).get(url).status_code == 404
-
-
-def test_the_singapore_consolidation_demo_states_each_units_origin(db, django_capture_on_commit_callbacks):
-    """Demo B: servers shipped from Taiwan and switches from Mexico, consolidated at the Singapore
-    hub and flown to Chennai together — its issued documents give every unit's origin."""
-    from django.core.management import call_command
-
-    from apps.documents.models import Document, DocumentStatus
-
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo")
-    shipment = Shipment.objects.get(instructions__startswith="[Demo B]")
-    lines = {line.line_number: line for line in shipment.lines.all()}
-    for line in lines.values():  # each unit carries the origin its inbound leg's line declared
-        assert set(line.serials.values_list("unit__country_of_origin", flat=True)) == {line.country_of_origin}
-    assert lines[2].country_of_origin == "MX"
-    issued = Document.objects.filter(shipment=shipment, status=DocumentStatus.ISSUED)
-    packing = issued.get(doc_type="packing_list")
-    by_package = {p["number"]: p["serial_origins"] for p in packing.data["packages"]}
-    assert by_package[5] == [["MX", [f"MT24QM{n:05d}" for n in range(1, 5)]]]
-    assert by_package[1] == [[lines[1].country_of_origin, ["QTSM82100001"]]]
-    text = compact(text_of(services.document_read(packing)))
-    assert f"S/N, origin {lines[1].country_of_origin}: QTSM82100001" in text
-    assert "S/N, origin MX: MT24QM00001" in text
-    invoice = issued.get(doc_type="commercial_invoice")
-    assert [(line["number"], line["country_of_origin"]) for line in invoice.data["lines"]] == [
-        (1, lines[1].country_of_origin),
-        (2, "MX"),
-    ]

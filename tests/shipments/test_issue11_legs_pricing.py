@@ -15,7 +15,6 @@ import datetime as dt
 from decimal import Decimal as D
 
 import pytest
-from django.core.management import call_command
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -311,22 +310,6 @@ def test_a_booking_that_cannot_be_priced_still_books(make_shipment, gpu_server, 
     assert data["kind"] == "not_priced" and "TW → IN" in data["not_priced"] and cost is None
 
 
-def test_the_demo_consolidation_is_booked_leg_by_leg(db):
-    call_command("load_demo")
-    shipment = Shipment.objects.get(instructions__startswith="[Demo B]")
-    # Booked with its legs by air (EVA, Lufthansa, Singapore Airlines): 1,392.30 + 696.00 + 1,487.70,
-    # plus the Singapore hub's handling: gross 4 × 165 + 96 = 756 kg × 0.18 = 136.08 (minimum 95).
-    # 3,576.00 + 136.08 = 3,712.08 USD.
-    assert shipment.booked_freight_cost == D("3712.08")
-    assert shipment.booked_freight["hub_handling"] == "136.08"
-    assert "756 kg gross × 0.18 USD/kg = 136.08 USD" in shipment.booked_freight["hub_handling_note"]
-    assert [
-        leg["origin_country"] + leg["destination_country"] for leg in shipment.booked_freight["legs"]
-    ] == [
-        "TWSG",
-        "MXSG",
-        "SGIN",
-    ]
 
 
 def test_the_hub_charges_handling_by_gross_weight_with_a_minimum(consolidation, coordinator, api_as, hub):

@@ -151,12 +151,6 @@ def test_the_api_answers_400_naming_the_field(coordinator, api_as, two_lines, hu
     assert second.status_code == 400 and "role" in second.json()
 
 
-def test_the_consolidated_demo_shipment_is_a_valid_chain(db):
-    from django.core.management import call_command
-
-    call_command("load_demo", verbosity=0)
-    for shipment in Shipment.objects.filter(legs__isnull=False).distinct():
-        assert shipment.legs.filter(role="main").count() == 1, shipment
 
 
 # --- the ETA ---------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ import csv
 import io
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -269,19 +268,3 @@ def test_menu_and_dashboard_tiles(stock, supplier_user, forwarder_user, client):
     page = client.get(reverse("dashboard")).content.decode()
     assert f'href="{reverse("warehouse:stock-list")}"' in page
     assert "units in stock" in page and "in bond" in page and "quarantined" in page
-
-
-def test_demo_has_two_warehouses_and_demo_b_passed_through_the_hub(db):
-    call_command("load_demo")
-    hub_units = UnitPlacement.objects.filter(location__site__name="Rackpass Bonded Hub Singapore")
-    chennai = UnitPlacement.objects.filter(location__site__name__startswith="Rackpass Warehouse Chennai")
-    assert hub_units.exists() and chennai.exists()
-    assert hub_units.filter(unit__status="quarantined").count() == 1
-    assert Lot.objects.filter(location__site__is_bonded=True, customs_status="in_bond").exists()
-    assert Lot.objects.filter(location__site__is_bonded=False, customs_status="duty_paid").exists()
-    server = Unit.objects.get(serial="QTSM82100001")
-    kinds = list(Movement.objects.filter(unit=server).order_by("id").values_list("kind", flat=True))
-    assert kinds == ["receipt", "put_away", "allocation", "pick", "shipment"]
-    from apps.warehouse.selectors import rebuild_on_hand, stock_on_hand
-
-    assert rebuild_on_hand() == stock_on_hand()

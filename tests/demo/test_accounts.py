@@ -1,14 +1,11 @@
-"""Issue 9 on the demo data: the connections its shipments need, customers' data centres kept to
+"""The demo's partners: the connections its shipments need, customers' data centres kept to
 their customers, and the Entity List look-alike connected with nobody."""
-
-from django.core.management import call_command
 
 from apps.accounts.models import Connection, Organisation, User
 from apps.shipments.models import Shipment, Site
 
 
-def test_demo_partners_reach_whom_they_work_with_and_nobody_else(db):
-    call_command("load_demo")
+def test_demo_partners_reach_whom_they_work_with_and_nobody_else(demo):
     customer = User.objects.get(username="customer")
     forwarder = User.objects.get(username="forwarder")
     supplier = User.objects.get(username="supplier")

@@ -1,4 +1,4 @@
-"""Issue 14 on the demo data: the speech-AI cluster's shipment plan is fully priced, consolidates
+"""The demo's clusters: the speech-AI cluster's shipment plan is fully priced, consolidates
 its multi-country air goods (NVIDIA switches from Mexico, optics from Thailand) at the Singapore
 bonded hub, names a site for every origin, and its proposals become draft shipments. The rates and
 sites are the demo's (apps/shipments/demo.py); the plan is worked out as the design page does."""
@@ -6,7 +6,6 @@ sites are the demo's (apps/shipments/demo.py); the plan is worked out as the des
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from apps.accounts.models import User
@@ -21,8 +20,8 @@ SITE = "Chennai AI Compute — Siruseri DC1"
 
 
 @pytest.fixture
-def demo(db):
-    call_command("load_demo", verbosity=0)
+def planner(demo):
+    """The demo's coordinator, who plans the clusters' shipments."""
     return User.objects.get(username="coordinator")
 
 
@@ -32,7 +31,7 @@ def _bom(name: str):
 
 
 @pytest.mark.parametrize("name", [cluster_demo.SPEECH, cluster_demo.CEREBRAS])
-def test_the_demo_clusters_plans_price_every_line_and_consolidate_through_singapore(demo, name):
+def test_the_demo_clusters_plans_price_every_line_and_consolidate_through_singapore(planner, name):
     bom = _bom(name)
     plan = plan_for(bom)
     assert plan.unpriced == ()
@@ -52,7 +51,7 @@ def test_the_demo_clusters_plans_price_every_line_and_consolidate_through_singap
     # The US servers and systems fly straight to Chennai; the Chinese cables go by sea.
     direct = {p.key: p for p in plan.proposals if p.kind == engine.DIRECT}
     assert direct["ocean-cn-nvidia"].destination_country == "IN"
-    origins, problems = origin_sites(plan.proposals, demo)
+    origins, problems = origin_sites(plan.proposals, planner)
     assert problems == {}
     assert origins[("TH", "NVIDIA")].name == "Fabrinet Chonburi (NVIDIA optics)"
     assert origins[("MX", "NVIDIA")].name == "Jabil Guadalajara (NVIDIA networking)"
@@ -60,10 +59,10 @@ def test_the_demo_clusters_plans_price_every_line_and_consolidate_through_singap
     assert {country for country, _ in origins} == {"US", "MX", "TH", "CN"}
 
 
-def test_the_speech_cluster_page_shows_every_proposal_priced_and_ready_to_make(demo, client):
+def test_the_speech_cluster_page_shows_every_proposal_priced_and_ready_to_make(planner, client):
     design = ClusterDesign.objects.get(name=cluster_demo.SPEECH)
     url = reverse("clusters:shipment-plan-panel", args=[design.pk])
-    client.force_login(demo)
+    client.force_login(planner)
     page = client.get(url).content.decode()
     assert 'id="proposal-air-via-sg"' in page and f"through {HUB}" in page
     assert "no rate" not in page and 'data-priced="no"' not in page
@@ -73,10 +72,10 @@ def test_the_speech_cluster_page_shows_every_proposal_priced_and_ready_to_make(d
     assert client.get(url).status_code == 404
 
 
-def test_the_speech_cluster_plan_becomes_draft_shipments(demo):
+def test_the_speech_cluster_plan_becomes_draft_shipments(planner):
     bom = _bom(cluster_demo.SPEECH)
     plan = plan_for(bom)
-    drafts = shipments_create_from_plan(bom=bom, actor=demo)
+    drafts = shipments_create_from_plan(bom=bom, actor=planner)
     assert len(drafts) == len(plan.proposals)
     assert all(s.status == ShipmentStatus.DRAFT and s.destination.name == SITE for s in drafts)
     assert sum(s.lines.count() for s in drafts) == bom.lines.filter(quantity__gt=0).count()

@@ -3,15 +3,12 @@ false hold, no licence counted twice."""
 
 import json
 
-from django.core.management import call_command
-
 from apps.accounts.models import User
 from apps.compliance import services
 from apps.compliance.models import ComplianceCheck, Licence, LicenceDrawdown, ScreeningList
 from apps.core.shared_data import shared_path
 from apps.shipments.models import Shipment
-
-from .conftest import LIST
+from tests.compliance.conftest import LIST
 
 REAL = shared_path("data/csl/consolidated-2026-07-31.json")
 
@@ -34,8 +31,7 @@ def _licence_use() -> list:
     )
 
 
-def test_demo_shipments_recheck_cleanly_after_a_list_import_and_a_licence_edit(db):
-    call_command("load_demo")
+def test_demo_shipments_recheck_cleanly_after_a_list_import_and_a_licence_edit(demo):
     officer = User.objects.get(username="compliance")
     before, use_before = _latest_results(), _licence_use()
     assert use_before, "the demo draws on a licence"
