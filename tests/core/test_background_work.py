@@ -7,7 +7,6 @@ import logging
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -52,12 +51,12 @@ def test_api_answers_when_the_cache_is_unreachable(coordinator, api_as, settings
     api = api_as(coordinator)
     assert api.get("/api/v1/parts/").status_code == 200  # warm: the first request imports a lot
     settings.CACHES = {"default": redis_cache(CLOSED_PORT)}
-    started = time.monotonic()
     with caplog.at_level(logging.WARNING):
         response = api.get("/api/v1/parts/")
     assert response.status_code == 200  # the throttle fails open
-    assert time.monotonic() - started < 1
     assert "127.0.0.1:1" in caplog.text  # and says why
+    # How long it takes is measured by bench/bench_degraded.py; how long it may take at most is
+    # configuration (the next test), which a busy machine cannot make fail.
 
 
 def test_the_cache_gives_up_quickly_on_an_unreachable_host():
@@ -299,9 +298,10 @@ def test_healthz_reports_database_and_broker_separately(db, client, settings):
     assert body["broker"] in ("ok", "not used (tasks run in-process)")
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_URL = CLOSED_PORT
-    started = time.monotonic()
-    response = client.get("/healthz/")
-    assert time.monotonic() - started < 2
+    response = client.get("/healthz/")  # its time: bench/bench_degraded.py
+    from apps.core.views_health import BROKER_TIMEOUT
+
+    assert BROKER_TIMEOUT <= 1  # one attempt, bounded: inside any orchestrator's probe timeout
     # The web tier still serves (reads, and state changes whose tasks are recorded as owed): 200.
     assert response.status_code == 200
     assert response.json() | {"tasks_owed": 0} == {
