@@ -310,8 +310,6 @@ def test_a_booking_that_cannot_be_priced_still_books(make_shipment, gpu_server, 
     assert data["kind"] == "not_priced" and "TW → IN" in data["not_priced"] and cost is None
 
 
-
-
 def test_the_hub_charges_handling_by_gross_weight_with_a_minimum(consolidation, coordinator, api_as, hub):
     # Issue 11: "inbound legs, hub handling, main carriage". The SG hub charges 0.25 USD per gross
     # kg, at least 150. Gross through the hub: 4 crates × 165 + the pallet 96 = 756 kg

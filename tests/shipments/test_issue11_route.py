@@ -151,8 +151,6 @@ def test_the_api_answers_400_naming_the_field(coordinator, api_as, two_lines, hu
     assert second.status_code == 400 and "role" in second.json()
 
 
-
-
 # --- the ETA ---------------------------------------------------------------------------------
 
 
