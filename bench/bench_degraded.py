@@ -26,8 +26,7 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organisation, OrganisationKind, Role, User
-from apps.accounts.services import api_token_create
-from bench.harness import Report, measure
+from bench.harness import Report, api_client_for, measure
 
 REPEAT = 15
 CLOSED_PORT = "redis://127.0.0.1:1/0"  # nothing listens on port 1: connections are refused
@@ -42,10 +41,7 @@ def _api_client() -> APIClient:
         country="US",
     )
     user = User.objects.create_user("bench-coordinator", organisation=operator, role=Role.COORDINATOR)
-    _, key = api_token_create(user=user, name="bench")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
+    return api_client_for(user)
 
 
 def run(report: Report) -> None:

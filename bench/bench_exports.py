@@ -42,12 +42,11 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.accounts.roles import Role
-from apps.accounts.services import api_token_create
 from apps.catalog.models import Manufacturer, Part, PartCategory
 from apps.shipments import services as shipments
 from apps.shipments.models import Site
 from apps.warehouse.models import Location
-from bench.harness import Report, round_robin
+from bench.harness import Report, api_client_for, round_robin
 
 UNITS = int(os.environ.get("RACKPASS_BENCH_EXPORT_UNITS", 1_000_000))
 REPEAT = int(os.environ.get("RACKPASS_BENCH_EXPORT_REPEAT", 5))
@@ -349,9 +348,7 @@ class World:
         self.api: dict[str, APIClient] = {}
         self.pages: dict[str, Client] = {}
         for caller, user in self.users.items():
-            _, key = api_token_create(user=user, name=f"bench {caller}")
-            self.api[caller] = APIClient()
-            self.api[caller].credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            self.api[caller] = api_client_for(user, f"bench {caller}")
             self.pages[caller] = Client()
             self.pages[caller].force_login(user)
 

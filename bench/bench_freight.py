@@ -31,11 +31,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from apps.accounts.models import Organisation, OrganisationKind, Registration, User
 from apps.accounts.roles import Role
-from apps.accounts.services import api_token_create
 from apps.catalog.models import Manufacturer, Part, PartCategory
 from apps.shipments import selectors
 from apps.shipments.engines import freight as freight_engine
@@ -52,7 +50,7 @@ from apps.shipments.models import (
     SiteKind,
     TariffRate,
 )
-from bench.harness import Report, round_robin
+from bench.harness import Report, api_client_for, round_robin
 
 SIZES = (300, 3_000)
 REPEAT = {300: 7, 3_000: 7}
@@ -269,9 +267,7 @@ class _World:
             brokerage_fee=Decimal("350"),
             handling_fee=Decimal("120"),
         )
-        _, key = api_token_create(user=self.coordinator, name="bench freight")
-        self.api = APIClient()
-        self.api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        self.api = api_client_for(self.coordinator, "bench freight")
         self.browser = Client()
         self.browser.force_login(self.coordinator)
 

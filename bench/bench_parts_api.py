@@ -29,10 +29,9 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from apps.accounts.models import Organisation, OrganisationKind, User
 from apps.accounts.roles import Role
-from apps.accounts.services import api_token_create
 from apps.catalog.api.views import PartViewSet
 from apps.catalog.models import Manufacturer, Part, PartCategory
-from bench.harness import Report, interleaved, round_robin
+from bench.harness import Report, api_client_for, interleaved, round_robin
 
 SIZES = (1_000, 10_000)
 PAGE_SIZE = 100
@@ -262,10 +261,7 @@ class _World:
         )
         self.clients: dict[str, APIClient] = {}
         for variant, user in (("coordinator", self.coordinator), ("partner", self.partner)):
-            _, key = api_token_create(user=user, name=f"bench {variant}")
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-            self.clients[variant] = client
+            self.clients[variant] = api_client_for(user, f"bench {variant}")
         self.size = 0
         self.hidden_from_partner = 0
         self.accelerator_id: int | None = None

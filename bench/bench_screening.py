@@ -41,7 +41,7 @@ from typing import Any
 from apps.compliance.screening.matcher import FullScan, Hit, ListEntry, ScreeningIndex
 from apps.compliance.screening.parsers import parse_csl_json
 from apps.core.shared_data import shared_path
-from bench.harness import Report, interleaved, round_robin
+from bench.harness import Report, api_client_for, interleaved, round_robin
 
 REAL_LIST = shared_path("data/csl/consolidated-2026-07-31.json")
 SEED = 20261202
@@ -489,11 +489,8 @@ def _api(report: Report, entries: list[ListEntry], words: _Words, rng: random.Ra
 
 def _api_client() -> tuple[Any, Any]:
     """A partner's API client with a token (partners screen names ad hoc), and the user."""
-    from rest_framework.test import APIClient
-
     from apps.accounts.models import Organisation, OrganisationKind, User
     from apps.accounts.roles import Role
-    from apps.accounts.services import api_token_create
 
     Organisation.objects.create(
         kind=OrganisationKind.OPERATOR,
@@ -510,10 +507,7 @@ def _api_client() -> tuple[Any, Any]:
         country="SG",
     )
     user = User.objects.create(username="bench-partner", organisation=partner, role=Role.PARTNER)
-    _, key = api_token_create(user=user, name="bench")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client, user
+    return api_client_for(user), user
 
 
 def _store_list(entries: list[ListEntry]) -> str:

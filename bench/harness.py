@@ -127,3 +127,15 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.2f}"
     return str(value)
+
+
+def api_client_for(user, name: str = "bench"):
+    """A REST client that authenticates as `user` with a fresh API token named `name`."""
+    from rest_framework.test import APIClient
+
+    from apps.accounts.services import api_token_create
+
+    _, key = api_token_create(user=user, name=name)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
