@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import tempfile
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -161,14 +162,16 @@ def _shape_many(shape: Callable[..., Any], indexes: tuple[int, ...]) -> Callable
     return lambda values: shape(*pick(values))
 
 
-class PerExport:
+class PerExport(ABC):
     """A column's shape that depends on the moment of the export (the active time zone, today):
     `bind()` reads it once and returns the per-cell function; called directly it reads it each
     time (pages and other callers)."""
 
+    @abstractmethod
     def bind(self) -> Callable[[Any], Any]:
-        raise NotImplementedError(f"{type(self).__name__} must define bind()")
+        """Read the moment (time zone, date) once; return the function that shapes each cell."""
 
+    # A subclass without bind() is refused where it is written, not first when an export runs.
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "bind" not in cls.__dict__:
