@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from django.utils.module_loading import autodiscover_modules
 
 from . import task_lease
 from .models import TaskRecord, TaskState
@@ -139,7 +140,10 @@ def _task(name: str) -> Task | None:
     # The project's Celery app (config/celery.py) is the current one: it is made when Django reads
     # its settings, and `shared_task` binds every task to it the same way. Core never imports config.
     if name not in current_app.tasks:
-        current_app.loader.import_default_modules()  # the apps' tasks modules (autodiscovery)
+        # The installed apps' `tasks` modules, imported as Django's own autodiscovery does. Not
+        # Celery's `loader.import_default_modules()`: that is the worker's start-up, which runs
+        # `django.setup()` again and so re-applies LOGGING in a running web process.
+        autodiscover_modules("tasks")
     return current_app.tasks.get(name)
 
 

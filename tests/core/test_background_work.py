@@ -342,3 +342,18 @@ def test_a_browser_submit_with_the_broker_down_commits_and_says_the_check_waits(
     else:  # eager in tests: the check ran after the commit and approved the shipment
         assert Shipment.objects.get(pk=shipment.pk).status == "approved"
         assert record.state == TaskState.SUCCEEDED and not waiting
+
+
+def test_looking_up_a_task_in_the_web_process_leaves_logging_as_it_is(monkeypatch):
+    """Enqueueing looks a task up by name and may import the apps' tasks modules. That must not go
+    through Celery's worker start-up (`import_default_modules` runs `django.setup()` again), which
+    re-applies LOGGING in a running web process: the handlers pytest and any later configuration
+    put on the root logger were replaced, and the first 'owed' warning of a test went missing."""
+    from django.utils import log as django_log
+
+    calls = []
+    monkeypatch.setattr(django_log, "configure_logging", lambda *a, **k: calls.append(a))
+    with pytest.raises(LookupError):
+        tasks_outbox.task_named("no.such.task")
+    assert tasks_outbox.task_named("compliance.run_check").name == "compliance.run_check"
+    assert calls == []
