@@ -9,9 +9,12 @@ from django import forms
 from django.db.models import Q
 
 from apps.accounts.models import Organisation
+from apps.catalog.models import Part
 from apps.catalog.pickers import part_label
 from apps.core.forms import ScopedChoicesFormMixin
+from apps.core.scoping import VIEW
 
+from .engines import design_templates
 from .models import PART_FIELDS, BomLine, ClusterDesign, RunStatus, SizingRun
 from .pickers import data_centres, part_kind, parts_for
 
@@ -78,15 +81,53 @@ FIELDSETS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 FIELDSET_OF = {name: key for key, _, names in FIELDSETS for name in names}
 
 
+# The trade's abbreviations spelled out where a planner reads them (the model keeps its short
+# names, so the API's field names do not change).
+LABELS = {
+    "customer": "Customer (whose cluster it is)",
+    "su_systems": "Systems per scalable unit (SU)",
+    "compute_node_optic": "Compute transceiver, node side",
+    "compute_switch_optic": "Compute transceiver, switch side",
+    "storage_node_optic": "Storage transceiver, node side",
+    "storage_switch_optic": "Storage transceiver, switch side",
+    "inband_switch": "In-band management switch",
+    "inband_cable": "In-band management cable",
+    "oob_switch": "Out-of-band management switch",
+    "oob_cable": "Out-of-band management cable",
+    "rack_units": "Usable rack units (U)",
+    "pdu": "Rack PDU (power distribution unit)",
+    "pdus_per_rack": "PDUs per rack",
+    "pdu_redundancy": "Spare PDUs per rack",
+    "pue": "PUE (power usage effectiveness)",
+    "cdu": "CDU (coolant distribution unit)",
+    "cdu_redundancy": "Spare CDUs",
+    "gpu_mtbf_hours": "Per-GPU MTBF (mean time between failures, hours)",
+}
+HELP_TEXTS = {
+    "customer": "The organisation the cluster is for. Choose it: it reads the design and its plan.",
+    "inband_switch": "The management network that carries the nodes' own traffic (SSH, monitoring, "
+    "provisioning): 100/200 GbE per node.",
+    "oob_switch": "The separate 1 GbE network to every BMC, switch and PDU, which works when the "
+    "nodes themselves do not.",
+    "pdu": "The power strip in each rack; its capacity_kw attribute decides how many a rack needs.",
+    "pdu_redundancy": "PDUs beyond what the rack's load needs (N+1: 1).",
+    "cdu": "Pumps coolant to the racks' cold plates: needed for liquid or immersion cooling; "
+    "its capacity_kw attribute is read.",
+    "cdu_redundancy": "CDUs beyond what the heat load needs (N+1: 1).",
+}
+
+
 class DesignForm(ScopedChoicesFormMixin, forms.ModelForm):
     """Every input of a design. Parts are chosen among the catalogue parts of the field's category
-    the user sees; the customer among the organisations it may name (and the one already named);
-    the site among the data centres it sees."""
+    the user sees; the customer among the organisations it may name (and the one already named),
+    never assumed; the site among the data centres it sees. Required fields say so to assistive
+    technology (`aria-required`) as the page's asterisk says so to the eye."""
 
     class Meta:
         model = ClusterDesign
         fields = ClusterDesign.INPUT_FIELDS
         widgets = {"required_on_site": forms.DateInput(attrs={"type": "date"})}
+        labels = LABELS
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, user=user, **kwargs)
@@ -110,6 +151,11 @@ class DesignForm(ScopedChoicesFormMixin, forms.ModelForm):
             Q(pk__in=nameable.values("pk")) | Q(pk=current)
         ).order_by("legal_name")
         customer.widget.kind = "organisation-nameable"
+        for name, field in self.fields.items():
+            if name in HELP_TEXTS:
+                field.help_text = HELP_TEXTS[name]
+            if field.required:
+                field.widget.attrs["aria-required"] = "true"
 
     def fieldsets(self) -> list[dict]:
         return [
@@ -119,6 +165,50 @@ class DesignForm(ScopedChoicesFormMixin, forms.ModelForm):
 
     def inputs(self) -> dict:
         return {name: self.cleaned_data[name] for name in ClusterDesign.INPUT_FIELDS}
+
+
+def template_initial(key: str, user) -> dict:
+    """The form's first values from a design template (`engines.design_templates`): its figures,
+    and each part it names found among the parts of that field the user sees (left empty when the
+    catalogue has none). No customer and no site: those are always chosen."""
+    template = design_templates.BY_KEY[key]
+    initial = dict(template.values)
+    # One query for all of them; then each field takes the part of its own categories.
+    found = (
+        Part.objects.visible_to(user, VIEW)
+        .filter(is_active=True, part_number__in=set(template.parts.values()))
+        .order_by("pk")
+        .values_list("pk", "part_number", "category")
+    )
+    for name, number in template.parts.items():
+        pks = [
+            pk
+            for pk, part_number, category in found
+            if part_number == number and category in PART_FIELDS[name]
+        ]
+        if pks:
+            initial[name] = pks[0]
+    return initial
+
+
+def copy_initial(design: ClusterDesign) -> dict:
+    """The form's first values from an existing design: every input, its name marked as a copy."""
+    initial = {}
+    for name in ClusterDesign.INPUT_FIELDS:
+        value = getattr(design, f"{name}_id" if name in PART_FIELDS or name in ("customer", "site") else name)
+        initial[name] = value
+    initial["name"] = f"Copy of {design.name}"[:200]
+    return initial
+
+
+class TemplateChoiceForm(forms.Form):
+    """ "Start from" on the new design page: a template or nothing."""
+
+    template = forms.ChoiceField(
+        label="Start from",
+        required=False,
+        choices=[("", "An empty form")] + [(t.key, t.name) for t in design_templates.TEMPLATES],
+    )
 
 
 class BomLineForm(forms.Form):

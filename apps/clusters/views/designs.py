@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.safestring import SafeString
@@ -31,10 +31,17 @@ from apps.core.views import FilteredListMixin, ScopedQuerysetMixin, ServiceFormM
 
 from .. import services
 from ..charts import sizing as charts
-from ..engines import sizing
+from ..engines import design_templates, sizing
 from ..engines import types as engine
 from ..filters import DesignFilter
-from ..forms import FIELDSET_OF, CompareForm, DesignForm
+from ..forms import (
+    FIELDSET_OF,
+    CompareForm,
+    DesignForm,
+    TemplateChoiceForm,
+    copy_initial,
+    template_initial,
+)
 from ..models import ClusterDesign, RunStatus, SizingRun
 from .panels import design_panels
 
@@ -381,9 +388,38 @@ class DesignFormMixin(CapabilityRequiredMixin, ServiceFormMixin):
 
 
 class DesignCreateView(DesignFormMixin, CreateView):
+    """A new design: from an empty form, a template (`?template=`) or a copy of a design the user
+    sees (`?copy=`). The customer is never assumed (not even the planner's own organisation): a
+    template leaves it empty, a copy keeps the copied design's."""
+
     def get_initial(self):
-        # The planner's organisation is the usual customer of its own designs; it may choose another.
-        return {"customer": self.request.user.organisation_id}
+        request = self.request
+        self.copied = None
+        self.template_form = TemplateChoiceForm(request.GET if "template" in request.GET else None)
+        if "copy" in request.GET:
+            raw = request.GET["copy"]
+            if not (raw.isascii() and raw.isdigit() and len(raw) < 12):
+                raise Http404("No such design.")
+            self.copied = get_design(request, int(raw))
+            return copy_initial(self.copied)
+        if self.template_form.is_bound and self.template_form.is_valid():
+            key = self.template_form.cleaned_data["template"]
+            if key:
+                return template_initial(key, request.user)
+        return {}
+
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        if self.template_form.is_bound and not self.template_form.is_valid():
+            response.status_code = 400  # a template named that does not exist: named on its field
+        return response
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["template_form"] = getattr(self, "template_form", None) or TemplateChoiceForm()
+        context["templates"] = design_templates.TEMPLATES
+        context["copied"] = getattr(self, "copied", None)
+        return context
 
     def save_with_service(self, form):
         design = services.design_create(
@@ -421,6 +457,7 @@ class DesignDetailView(CapabilityRequiredMixin, View):
             "runs": runs,
             "run_total": design.runs.count() if len(runs) == 20 else len(runs),
             "boms": boms,
+            "run_bom_ids": {bom.run_id for bom in boms},
             "can_plan": can_plan(user, design),
             "task": _task_box(request, design, runs),
             "latest": run_context(latest, design) if latest else None,
