@@ -266,6 +266,7 @@ class LegForm(ScopedChoicesFormMixin, forms.ModelForm):
             "mode",
             "carrier",
             "transport_document",
+            "container_numbers",
             "lines",
             "planned_departure",
             "planned_arrival",

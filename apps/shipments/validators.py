@@ -47,3 +47,30 @@ def air_waybill_problem(number: str) -> str | None:
     if serial % 7 != check:
         return f"Air waybill {number} fails its check digit (expected {serial % 7})."
     return None
+
+
+# ISO 6346 letter values: A = 10 upwards, skipping the multiples of 11 (11, 22, 33).
+_CONTAINER_LETTERS = {
+    letter: value
+    for letter, value in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", [v for v in range(10, 39) if v % 11], strict=True)
+}
+
+
+def container_numbers_split(text: str) -> list[str]:
+    """Container numbers as written on a leg (separated by commas or new lines; spaces inside a
+    number, as painted on the box, "MSCU 123456 5", are dropped), upper-cased."""
+    return [re.sub(r"\s", "", item).upper() for item in re.split(r"[,;\n]", text or "") if item.strip()]
+
+
+def container_number_problem(number: str) -> str | None:
+    """ISO 6346: owner code (3 letters), category (U, J or Z), 6-digit serial, check digit."""
+    if not re.fullmatch(r"[A-Z]{3}[UJZ]\d{7}", number):
+        return (
+            f"{number} is not a container number: 3-letter owner code, U, J or Z, six digits and a "
+            "check digit, e.g. MSCU1234566."
+        )
+    values = [_CONTAINER_LETTERS[c] if c.isalpha() else int(c) for c in number[:10]]
+    check = sum(value * 2**position for position, value in enumerate(values)) % 11 % 10
+    if check != int(number[10]):
+        return f"Container {number} fails its check digit (expected {check})."
+    return None

@@ -342,6 +342,7 @@ class LegSerializer(serializers.ModelSerializer):
             "mode",
             "carrier",
             "transport_document",
+            "container_numbers",
             "lines",
             "planned_departure",
             "planned_arrival",

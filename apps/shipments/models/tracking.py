@@ -7,7 +7,7 @@ from django.db.models import Q
 from apps.core.models import AuditedModel, CheckedInputModel, TimeStampedModel
 from apps.core.validators import validate_business_date
 
-from ..validators import air_waybill_problem
+from ..validators import air_waybill_problem, container_number_problem, container_numbers_split
 from .shipments import Shipment, TransportMode
 
 
@@ -33,6 +33,12 @@ class Leg(AuditedModel, TimeStampedModel):
         blank=True,
         help_text="Air waybill number (e.g. 618-12345675) or bill of lading number.",
     )
+    container_numbers = models.CharField(
+        max_length=250,
+        blank=True,
+        help_text="ISO 6346 container numbers carried on this leg, separated by commas, e.g. "
+        "MSCU1234566, CSQU3054383.",
+    )
     lines = models.ManyToManyField(
         "shipments.ShipmentLine",
         blank=True,
@@ -44,8 +50,8 @@ class Leg(AuditedModel, TimeStampedModel):
     actual_departure = models.DateTimeField(null=True, blank=True, validators=[validate_business_date])
     actual_arrival = models.DateTimeField(null=True, blank=True, validators=[validate_business_date])
 
-    # An air waybill or bill of lading number: no invisible character may hide in it.
-    identifier_fields = ("transport_document",)
+    # An air waybill, bill of lading or container number: no invisible character may hide in it.
+    identifier_fields = ("transport_document", "container_numbers")
 
     class Meta:
         ordering = ["shipment", "sequence"]
@@ -64,6 +70,12 @@ class Leg(AuditedModel, TimeStampedModel):
         problem = air_waybill_problem(self.transport_document) if self.transport_document else None
         if self.mode == TransportMode.AIR and problem:
             errors["transport_document"] = problem
+        numbers = container_numbers_split(self.container_numbers)
+        if problems := [p for number in numbers if (p := container_number_problem(number))]:
+            errors["container_numbers"] = " ".join(problems)
+        else:
+            # Stored one way, as the search and the documents read them: "MSCU1234566, CSQU3054383".
+            self.container_numbers = ", ".join(dict.fromkeys(numbers))
         if self.planned_departure and self.planned_arrival and self.planned_arrival < self.planned_departure:
             errors["planned_arrival"] = "Planned arrival is before planned departure."
         if errors:
