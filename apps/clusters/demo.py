@@ -27,6 +27,20 @@ from .models import ClusterDesign, ComplianceSummary, RunStatus
 from .services.compliance_summary import compliance_summary_now
 
 SITE = "Chennai AI Compute — Siruseri DC1"
+# Suppliers' lead times by part category, in days from order to ready at the factory [E]: round
+# figures of the kind quoted for AI hardware in 2024–25 (servers and CDUs longest, racks and PDUs
+# from stock in weeks). The shipment plan reads each line as ready that many days after its date.
+LEAD_TIME_DAYS = {
+    "server": 70,
+    "network_switch": 56,
+    "nic_dpu": 56,
+    "optical_transceiver": 42,
+    "cable": 28,
+    "storage_system": 56,
+    "rack": 21,
+    "pdu": 21,
+    "cooling_cdu": 84,
+}
 CUSTOMER = "Chennai AI Compute Pvt. Ltd."
 SPEECH = "Speech-AI training cluster, 512 × H100"  # 64 liquid-cooled HGX H100 servers
 CEREBRAS = "Cerebras CS-3 cluster, 64 systems"
@@ -208,7 +222,12 @@ def load(**_options) -> dict[str, int]:
             run = services.sizing_run_now(design=design, actor=planner)
             made["sizing runs"] += 1
         if run is not None and run.status == RunStatus.SUCCEEDED and not design.boms.exists():
-            services.bom_from_run(run=run, actor=planner)
+            bom = services.bom_from_run(run=run, actor=planner)
+            for line in bom.lines.select_related("part"):
+                if line.lead_time_days is None and line.part.category in LEAD_TIME_DAYS:
+                    services.bom_line_lead_time_set(
+                        line=line, lead_time_days=LEAD_TIME_DAYS[line.part.category], actor=planner
+                    )
             made["bills of materials"] += 1
         if design.boms.exists() and not ComplianceSummary.objects.filter(bom__design=design).exists():
             compliance_summary_now(design=design, actor=planner)

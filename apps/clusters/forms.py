@@ -229,6 +229,25 @@ class BomLineForm(forms.Form):
         super().__init__(*args, **kwargs)
 
 
+class LeadTimeForm(forms.Form):
+    """A line's lead time: days from order until the supplier has the goods ready to ship."""
+
+    lead_time_days = forms.IntegerField(
+        label="Lead time (days)",
+        required=False,
+        min_value=0,
+        max_value=730,
+        help_text="Empty: ready now. The shipment plan reads the goods as ready this many days after "
+        "its date.",
+    )
+
+    def __init__(self, *args, line: BomLine | None = None, **kwargs):
+        if line is not None:
+            kwargs.setdefault("initial", {"lead_time_days": line.lead_time_days})
+            kwargs.setdefault("prefix", f"lead-{line.pk}")
+        super().__init__(*args, **kwargs)
+
+
 class CompareForm(forms.Form):
     """Two finished runs of one design, by number."""
 

@@ -26,6 +26,11 @@ urlpatterns = [
     path("<int:pk>/bom/<int:bom_pk>/csv/", boms.BomCsvView.as_view(), name="bom-csv"),
     path("<int:pk>/bom/<int:bom_pk>/pdf/", boms.BomPdfView.as_view(), name="bom-pdf"),
     path("<int:pk>/bom/lines/<int:line_pk>/", boms.BomLineEditView.as_view(), name="bom-line-edit"),
+    path(
+        "<int:pk>/bom/lines/<int:line_pk>/lead-time/",
+        boms.BomLineLeadTimeView.as_view(),
+        name="bom-line-lead-time",
+    ),
     *plan_urlpatterns,
     *summary_urlpatterns,
 ]

@@ -169,3 +169,98 @@ def test_copy_of_another_organisations_design_is_a_404(browser_as, design):
     client = browser_as(stranger)
     assert client.get(reverse("clusters:design-create") + f"?copy={design.pk}").status_code == 404
     assert client.get(reverse("clusters:design-create") + "?copy=x1").status_code == 404
+
+
+# --- lead times and the shipment plan by ready date -------------------------------------------------
+
+
+def test_a_new_version_takes_the_catalogues_lead_time(design, sized, parts):
+    parts["system"].attributes = {**parts["system"].attributes, "lead_time_days": 56}
+    parts["system"].save()
+    parts["switch"].attributes = {**parts["switch"].attributes, "lead_time_days": "many"}  # not a number
+    parts["switch"].save()
+    bom = services.bom_from_run(run=sized)
+    assert bom.lines.get(role="system").lead_time_days == 56
+    assert bom.lines.get(role="compute_leaf").lead_time_days is None
+
+
+def test_a_lead_time_is_set_on_an_issued_version_from_its_page(browser_as, coordinator, design, sized):
+    bom = services.bom_from_run(run=sized)
+    services.bom_issue(bom=bom)
+    line = bom.lines.get(role="system")
+    client = browser_as(coordinator)
+    url = reverse("clusters:bom-line-lead-time", args=[design.pk, line.pk])
+    page = client.get(reverse("clusters:bom-version", args=[design.pk, bom.pk])).content.decode()
+    assert f'action="{url}"' in page
+    response = client.post(url, {f"lead-{line.pk}-lead_time_days": "56"})
+    assert response.status_code == 302
+    line.refresh_from_db()
+    assert line.lead_time_days == 56
+    refused = client.post(url, {f"lead-{line.pk}-lead_time_days": "-3"})
+    assert refused.status_code == 400
+    assert "lead time (days): Ensure this value is greater than or equal to 0." in refused.content.decode()
+    cleared = client.post(url, {f"lead-{line.pk}-lead_time_days": ""})
+    assert cleared.status_code == 302
+    line.refresh_from_db()
+    assert line.lead_time_days is None
+
+
+def test_a_lead_time_through_the_api_and_another_organisation_refused(api_as, coordinator, design, sized):
+    from tests.factories import OrganisationFactory
+
+    bom = services.bom_from_run(run=sized)
+    line = bom.lines.get(role="system")
+    url = f"/api/v1/clusters/{design.pk}/bom/lines/{line.pk}/"
+    answer = api_as(coordinator).patch(url, {"lead_time_days": 42}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["lead_time_days"] == 42 and answer.json()["quantity"] == line.quantity
+    empty = api_as(coordinator).patch(url, {}, format="json")
+    assert empty.status_code == 400 and "lead_time_days" in empty.json()["quantity"][0]
+    too_long = api_as(coordinator).patch(url, {"lead_time_days": 9999}, format="json")
+    assert too_long.status_code == 400 and "lead_time_days" in too_long.json()
+    stranger = UserFactory(organisation=OrganisationFactory(legal_name="Elsewhere"), role=Role.PARTNER)
+    assert api_as(stranger).patch(url, {"lead_time_days": 1}, format="json").status_code == 404
+    line.refresh_from_db()
+    assert line.lead_time_days == 42
+
+
+@pytest.fixture
+def march_world(operator, design):
+    """64 DGX-class servers from Taiwan, eight weeks' lead time, needed on site in March; air and
+    ocean Taiwan → India as the demo's rate table has them."""
+    import datetime as dt
+
+    from apps.clusters.models import ClusterDesign
+
+    from . import plan_world
+
+    plan_world.air("TW", "IN", "4.20", "250", 5)
+    plan_world.ocean("TW", "IN", "65", "45", "150", 18)
+    sites = plan_world.factories(operator)
+    parts = plan_world.plan_parts(operator)
+    ClusterDesign.objects.filter(pk=design.pk).update(required_on_site=dt.date(2027, 3, 31))
+    design.refresh_from_db()
+    bom = plan_world.bom(design, parts, quantities=(("system", "server", 64),))
+    bom.lines.update(lead_time_days=56)
+    return {"bom": bom, "sites": sites}
+
+
+def test_a_march_need_with_factory_lead_times_sends_the_servers_by_sea_once(march_world, coordinator):
+    import datetime as dt
+
+    from apps.clusters.services import shipment_plan
+    from apps.shipments.models import Shipment, ShipmentParty
+
+    today = dt.date(2026, 12, 4)
+    plan = shipment_plan.plan_for(march_world["bom"], today=today)
+    [proposal] = plan.proposals
+    assert proposal.key == "ocean-tw-nvidia" and proposal.mode == "ocean"
+    assert proposal.ready_date == dt.date(2027, 1, 29) and proposal.arrival == dt.date(2027, 2, 16)
+    result = shipment_plan.shipments_create_from_plan(bom=march_world["bom"], actor=coordinator, today=today)
+    [shipment] = result.made
+    assert shipment.mode == "ocean" and shipment.ready_date == dt.date(2027, 1, 29)
+    shipper = ShipmentParty.objects.get(shipment=shipment, role="shipper").organisation
+    assert shipper == march_world["sites"]["TW"].owner  # the supplier whose factory it leaves
+    again = shipment_plan.shipments_create_from_plan(bom=march_world["bom"], actor=coordinator, today=today)
+    assert again.made == [] and again.already == {"ocean-tw-nvidia": [shipment.reference]}
+    assert Shipment.objects.count() == 1

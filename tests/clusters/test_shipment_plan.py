@@ -1,7 +1,8 @@
 """The shipment plan (issue 14): the pure planner on hand-worked examples (air vs ocean by the
 required date, consolidation through the hub, no rate → no figure), the service that makes the
-proposals into draft shipments (lines, legs, link to the design, all or nothing, once per BOM
-version unless asked), and its API and page, refused to another organisation.
+proposals into draft shipments (lines, legs, the supplier as shipper, link to the design, all or
+nothing, idempotent per BOM version unless asked again), and its API and page, refused to
+another organisation.
 
 The rate table of the worked examples (as the demo's, simplified):
   air TW → SG 2.10 USD/kg (min 150, 3 days) · air MX → SG 5.80 (min 300, 6 days)
@@ -212,7 +213,13 @@ def test_plan_for_reads_the_bom_the_site_and_the_rate_table(world, django_assert
 def test_drafts_are_made_with_their_lines_and_legs_and_linked_to_the_design(
     world, design, coordinator, customer
 ):
-    made = service.shipments_create_from_plan(bom=world["bom"], actor=coordinator, today=READY)
+    jabil = OrganisationFactory(
+        kind=OrganisationKind.SUPPLIER, legal_name="Jabil Circuit de México", country="MX"
+    )
+    schneider = OrganisationFactory(
+        kind=OrganisationKind.SUPPLIER, legal_name="Schneider Electric SE", country="FR"
+    )
+    made = service.shipments_create_from_plan(bom=world["bom"], actor=coordinator, today=READY).made
     assert len(made) == 2
     via, racks = made
     assert via.status == "draft" and via.mode == "air" and via.destination_id == design.site_id
@@ -238,30 +245,48 @@ def test_drafts_are_made_with_their_lines_and_legs_and_linked_to_the_design(
         racks.pk,
     }
     assert ShipmentParty.objects.get(shipment=via, role="consignee").organisation == customer
+    # The shipper is the supplier: the Taiwanese factory's owner ships the consolidation, and the
+    # Mexican line names the contract manufacturer whose plant it leaves from (by the site's name).
+    formosa = world["sites"]["TW"].owner
+    assert ShipmentParty.objects.get(shipment=via, role="shipper").organisation == formosa
+    assert [(ln.part.part_number, ln.shipper) for ln in lines] == [("DGX-T", None), ("QM-T", jabil)]
+    # The racks' maker has an organisation of its name: it ships them.
+    assert ShipmentParty.objects.get(shipment=racks, role="shipper").organisation == schneider
+    assert "No shipper named" not in racks.instructions
 
 
-def test_a_second_creation_for_the_same_version_is_refused_unless_asked(world, coordinator):
-    [via] = service.shipments_create_from_plan(
-        bom=world["bom"], actor=coordinator, today=READY, proposals=["air-via-sg"]
-    )
-    with pytest.raises(ValidationError) as caught:
-        service.shipments_create_from_plan(bom=world["bom"], actor=coordinator, today=READY)
-    assert caught.value.message_dict["again"] == [
-        f"Drafts were made from version 1's plan already for air-via-sg ({via.reference}): "
-        "ask again to make another set."
-    ]
-    assert Shipment.objects.count() == 1
-    # The proposal not made yet is made without asking; then both are made.
-    service.shipments_create_from_plan(
+def test_a_supplier_with_no_organisation_leaves_the_shipper_unnamed_and_says_so(world, coordinator):
+    result = service.shipments_create_from_plan(
         bom=world["bom"], actor=coordinator, today=READY, proposals=["ocean-us-schneider-electric"]
     )
-    assert set(service.drafts_by_proposal(world["bom"])) == {"air-via-sg", "ocean-us-schneider-electric"}
+    [racks] = result.made
+    assert not ShipmentParty.objects.filter(shipment=racks, role="shipper").exists()
+    assert "No shipper named for Schneider Electric: no supplier organisation found" in racks.instructions
+
+
+def test_asking_again_makes_no_duplicates_and_reports_the_drafts_made(world, coordinator):
+    [via] = service.shipments_create_from_plan(
+        bom=world["bom"], actor=coordinator, today=READY, proposals=["air-via-sg"]
+    ).made
+    # Every proposal asked for: the one made is reported, only the other is made.
+    second = service.shipments_create_from_plan(bom=world["bom"], actor=coordinator, today=READY)
+    assert second.already == {"air-via-sg": [via.reference]}
+    [racks] = second.made
+    assert "Proposal ocean-us-schneider-electric" in racks.instructions
+    # A third click makes nothing and reports both.
+    third = service.shipments_create_from_plan(bom=world["bom"], actor=coordinator, today=READY)
+    assert third.made == [] and third.already == {
+        "air-via-sg": [via.reference],
+        "ocean-us-schneider-electric": [racks.reference],
+    }
+    assert Shipment.objects.count() == 2
     # A cancelled draft does not count.
     Shipment.objects.filter(pk=via.pk).update(status="cancelled")
     service.shipments_create_from_plan(
         bom=world["bom"], actor=coordinator, today=READY, proposals=["air-via-sg"]
     )
     assert Shipment.objects.count() == 3
+    # Only asking for another set on purpose makes one.
     again = service.shipments_create_from_plan(
         bom=world["bom"],
         actor=coordinator,
@@ -269,7 +294,7 @@ def test_a_second_creation_for_the_same_version_is_refused_unless_asked(world, c
         again=True,
         proposals=["ocean-us-schneider-electric"],
     )
-    assert len(again) == 1 and Shipment.objects.count() == 4
+    assert len(again.made) == 1 and Shipment.objects.count() == 4
 
 
 def test_all_or_nothing_when_a_later_proposal_fails(world, coordinator, monkeypatch):
@@ -361,8 +386,10 @@ def test_api_post_makes_drafts_once(live_world, design, coordinator, api_as):
     assert made.status_code == 201, made.content
     [row] = made.json()["shipments"]
     assert row["mode"] == "air" and row["lines"] == 2 and row["legs"] == 3
-    again = client.post(_url(design), {}, format="json")
-    assert again.status_code == 400 and "again" in again.json()
+    assert row["shipper"] == "Formosa Servers Co." and made.json()["already"] == {}
+    again = client.post(_url(design), {"proposals": ["air-via-sg"]}, format="json")
+    assert again.status_code == 200, again.content
+    assert again.json() == {"shipments": [], "already": {"air-via-sg": [row["reference"]]}}
     assert Shipment.objects.count() == 1
 
 
@@ -390,11 +417,16 @@ def test_page_panel_and_drafts(live_world, design, coordinator, customer_user, o
     assert made.status_code == 200 and "Draft shipments made" in made.content.decode()
     create = reverse("clusters:shipment-plan-create", args=[design.pk])
     ocean = {"proposals": ["ocean-us-schneider-electric"]}
-    refused = client.post(create, ocean)
-    assert refused.status_code == 400 and "ask again" in refused.content.decode()
-    # To htmx the panel comes back (200: htmx swaps no 4xx in) with the refusal in it.
-    refused = client.post(create, ocean, HTTP_HX_REQUEST="true")
-    assert refused.status_code == 200 and "ask again" in refused.content.decode()
+    reference = Shipment.objects.get().reference
+    # A second click makes nothing and says what was made.
+    again = client.post(create, ocean, HTTP_HX_REQUEST="true")
+    text = again.content.decode()
+    assert again.status_code == 200 and "Draft shipments made" not in text
+    assert f"not made again: ocean-us-schneider-electric ({reference})." in text
+    assert f"Made: {reference}" in text and 'data-made="yes"' in text
+    assert 'value="ocean-us-schneider-electric" id="make-ocean-us-schneider-electric" aria-label' in text
+    without_htmx = client.post(create, ocean)
+    assert without_htmx.status_code == 302
     none_ticked = client.post(create, {})
     assert none_ticked.status_code == 400 and "tick at least one proposal" in none_ticked.content.decode()
     assert Shipment.objects.count() == 1
@@ -446,7 +478,7 @@ def test_the_panel_lists_the_drafts_made_that_its_reader_may_see(
     live_world, design, coordinator, customer_user, browser_as, client
 ):
     """The drafts made from a plan are shipments: the panel lists those its reader is a party to."""
-    made = service.shipments_create_from_plan(bom=live_world["bom"], actor=coordinator)
+    made = service.shipments_create_from_plan(bom=live_world["bom"], actor=coordinator).made
     url = reverse("clusters:shipment-plan-panel", args=[design.pk])
     text = browser_as(customer_user).get(url).content.decode()
     assert all(s.reference in text for s in made)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 
+from django.db import transaction
 from django.db.models import Prefetch
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -176,16 +177,20 @@ class ClusterDesignViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.Mo
 
     @action(detail=True, methods=["patch"], url_path=r"bom/lines/(?P<line_pk>[0-9]+)")
     def bom_line(self, request, pk=None, line_pk=None):
-        """Change a draft line's quantity, with a note saying why (audited)."""
+        """Change a draft line's quantity, with a note saying why (audited), and any line's lead time."""
         design = self.get_object()
         line = get_object_or_404(BomLine.objects.filter(bom__design=design), pk=line_pk)
         body = BomLineUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        line = services.bom_line_update(
-            line=line,
-            quantity=body.validated_data["quantity"],
-            note=body.validated_data.get("note", ""),
-            actor=request.user,
-        )
+        data = body.validated_data
+        with transaction.atomic():  # both or neither
+            if "quantity" in data:
+                line = services.bom_line_update(
+                    line=line, quantity=data["quantity"], note=data.get("note", ""), actor=request.user
+                )
+            if "lead_time_days" in data:
+                line = services.bom_line_lead_time_set(
+                    line=line, lead_time_days=data["lead_time_days"], actor=request.user
+                )
         line = BomLine.objects.select_related("part__manufacturer").get(pk=line.pk)
         return Response(BomLineSerializer(line, context=self.get_serializer_context()).data)

@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 
 from apps.core.rest import allowed_query_params, refuse_unknown_query_params
 from apps.core.scoping import CHANGE, VIEW
+from apps.shipments.models import PartyRole, ShipmentParty
 
 from ..models import BillOfMaterials, ClusterDesign
 from ..services import own_or_rent, shipment_plan
@@ -247,9 +248,14 @@ CreatedShipments = inline_serializer(
                 "mode": serializers.CharField(),
                 "lines": serializers.IntegerField(),
                 "legs": serializers.IntegerField(),
+                "shipper": serializers.CharField(allow_null=True),
             },
             many=True,
-        )
+        ),
+        "already": serializers.DictField(
+            child=serializers.ListField(child=serializers.CharField()),
+            help_text="Proposals made from this version before, with their drafts: not made again.",
+        ),
     },
 )
 
@@ -286,7 +292,7 @@ class ShipmentPlanView(APIView):
         tags=[TAG],
         summary="Make a cluster's proposed shipments into draft shipments",
         request=PlanCreateSerializer,
-        responses={201: CreatedShipments},
+        responses={201: CreatedShipments, 200: CreatedShipments},
         examples=schema.PLAN_CREATE_EXAMPLES,
     )
     def post(self, request, pk: int):
@@ -297,11 +303,16 @@ class ShipmentPlanView(APIView):
         body = PlanCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         bom = bom_for(design, body.validated_data.get("bom"))
-        made = shipment_plan.shipments_create_from_plan(
+        result = shipment_plan.shipments_create_from_plan(
             bom=bom,
             actor=request.user,
             proposals=body.validated_data.get("proposals"),
             again=body.validated_data["again"],
+        )
+        shippers = dict(
+            ShipmentParty.objects.filter(shipment__in=result.made, role=PartyRole.SHIPPER).values_list(
+                "shipment_id", "organisation__legal_name"
+            )
         )
         rows = [
             {
@@ -310,10 +321,13 @@ class ShipmentPlanView(APIView):
                 "mode": s.mode,
                 "lines": s.lines.count(),
                 "legs": s.legs.count(),
+                "shipper": shippers.get(s.pk),
             }
-            for s in made
+            for s in result.made
         ]
-        return Response({"shipments": rows}, status=status.HTTP_201_CREATED)
+        # Asking again is idempotent: nothing new is 200, with the drafts made before.
+        answer_status = status.HTTP_201_CREATED if result.made else status.HTTP_200_OK
+        return Response({"shipments": rows, "already": result.already}, status=answer_status)
 
 
 class OwnOrRentView(APIView):

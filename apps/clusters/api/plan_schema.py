@@ -205,10 +205,17 @@ PLAN_CREATE_EXAMPLES = [
                     "mode": "air",
                     "lines": 2,
                     "legs": 3,
+                    "shipper": "Quanta Cloud Technology Inc.",
                 }
-            ]
+            ],
+            "already": {},
         },
         status=201,
+    ),
+    example(
+        "Asked again: nothing new",
+        {"shipments": [], "already": {"air-via-sg": ["SHP-2026-000131"]}},
+        status=200,
     ),
 ]
 

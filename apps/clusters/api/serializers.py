@@ -131,16 +131,33 @@ class BomLineSerializer(serializers.ModelSerializer):
         model = BomLine
         fields = [
             "id", "role", "part", "manufacturer", "part_number", "part_name", "quantity", "engine_quantity",
-            "unit_value", "currency", "figure", "note",
+            "unit_value", "currency", "figure", "note", "lead_time_days",
         ]  # fmt: skip
         read_only_fields = fields
 
 
 class BomLineUpdateSerializer(serializers.Serializer):
-    quantity = serializers.IntegerField(min_value=0, max_value=100_000_000)
+    quantity = serializers.IntegerField(
+        min_value=0, max_value=100_000_000, required=False, help_text="A draft line's quantity."
+    )
     note = serializers.CharField(
         max_length=500, required=False, allow_blank=True, help_text="Why it differs from the sizing."
     )
+    lead_time_days = serializers.IntegerField(
+        min_value=0,
+        max_value=730,
+        required=False,
+        allow_null=True,
+        help_text="Days from order until the supplier has the goods ready (null: ready now); "
+        "any version's line takes it.",
+    )
+
+    def validate(self, data):
+        if "quantity" not in data and "lead_time_days" not in data:
+            raise serializers.ValidationError(
+                {"quantity": "Give the quantity, the lead time (lead_time_days) or both."}
+            )
+        return data
 
 
 class BillOfMaterialsSerializer(serializers.ModelSerializer):

@@ -7,23 +7,30 @@ these dataclasses. Freight is priced with the shipments app's freight engine
 consolidation leg by leg with `plan_route`. A proposal the rate table cannot price says so
 (`cost` None and the lane that has no rate) rather than show a made-up figure.
 
-How a line's mode is chosen (each line says why):
-- Light, high-value hardware (GPU systems, accelerators, NICs, switches, optics, storage — the
-  freight engine's AIR_FIRST categories — up to `heavy_kg` a unit) goes by air.
-- Everything else (racks, CDUs, PDUs, cables, UPS) and anything heavier goes by sea when the
-  fastest ocean rate (direct, or through the hub) still arrives by the required date; otherwise
-  by air, saying when the ocean would have arrived. Without a required date the sea is in time.
-- A line is grouped with the others of its origin: its supplier (manufacturer) and its country
-  of origin. Where one mode's goods come from two or more countries that have rates to the hub
-  and the hub has a rate on to the site, they are consolidated there (inbound legs, then one
-  main carriage); the others go direct.
+Each line has its own ready date: the day its supplier has the goods ready to ship (the plan's
+date plus the BOM line's lead time), or the plan's date when it gives none.
+
+How a line's mode is chosen, by the required date (each line says why):
+- Every line goes by sea when the fastest ocean rate valid on its ready date (direct, or through
+  the hub) arrives by the required date: 64 DGX servers ready in January for a March need go by
+  sea, at a fraction of the air freight. Otherwise by air, saying when the ocean would have
+  arrived (or that no ocean rate serves the lane).
+- Without a required date, light, high-value hardware (GPU systems, accelerators, NICs, switches,
+  optics, storage — the freight engine's AIR_FIRST categories — up to `heavy_kg` a unit) goes by
+  air; everything else (racks, CDUs, PDUs, cables, UPS, anything heavier) by sea.
+- A line ready after the required date is late whatever the mode: it flies, and says so.
+- A line is grouped with the others of its origin and ready date: its supplier (manufacturer),
+  its country of origin and the day it is ready. Where one mode's goods come from two or more
+  countries that have rates to the hub and the hub has a rate on to the site, they are
+  consolidated there (an inbound leg per origin, leaving on its ready date, then one main
+  carriage once the last has arrived); the others go direct, leaving on their ready date.
 
 Each proposal says why in `reasons` (its grouping, its mode, its total and arrival); the freight
 engine's working, which quotes the rate card, is kept apart in `breakdown` for operator staff.
 
 Simplifications, on purpose: pieces are the catalogue units as they are (one unit a piece, the
 part's weight and dimensions; packaging is not known before packing); goods are ready on
-`ready_date` everywhere; transit is the rate's transit days.
+their line's ready date at the factory; transit is the rate's transit days.
 """
 
 from __future__ import annotations
@@ -69,6 +76,8 @@ class PlanLine:
     country_of_origin: str
     supplier: str
     dangerous_goods: tuple[freight.DangerousGoods, ...] = ()
+    # The day the supplier has it ready to ship; None: the plan's own `ready_date`.
+    ready_date: date | None = None
 
     @property
     def gross_kg(self) -> Decimal:
@@ -113,6 +122,7 @@ class PlannedLine:
     country_of_origin: str
     supplier: str
     why: str
+    ready_date: date | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,8 @@ class Proposal:
     # The freight engine's working (chargeable weights × rates, hub handling per kg …): it quotes
     # the operator's rate card, so only operator staff read it (apps/shipments/disclosure.py).
     breakdown: tuple[str, ...] = ()
+    # The day the last of its goods is ready at the factory.
+    ready_date: date | None = None
 
     @property
     def priced(self) -> bool:
@@ -207,6 +219,17 @@ def _check(inputs: PlanInputs) -> None:
             )
         if not line.country_of_origin:
             raise PlanError(line.key, f"{name}: no country of origin in the catalogue.")
+        if line.ready_date is not None and line.ready_date < inputs.ready_date:
+            raise PlanError(
+                line.key,
+                f"{name}: ready {line.ready_date.isoformat()}, before the plan's date "
+                f"{inputs.ready_date.isoformat()}.",
+            )
+
+
+def ready_of(line: PlanLine, inputs: PlanInputs) -> date:
+    """The day the line's goods are ready to ship."""
+    return line.ready_date or inputs.ready_date
 
 
 def _fastest(
@@ -223,12 +246,12 @@ def _fastest(
     return min(days) if days else None
 
 
-def _via_hub_days(inputs: PlanInputs, mode: str, origin: str) -> int | None:
+def _via_hub_days(inputs: PlanInputs, mode: str, origin: str, on: date) -> int | None:
     hub = inputs.hub
     if hub is None or origin in (hub.country, inputs.destination_country):
         return None
-    first = _fastest(inputs.rates, mode, origin, hub.country, inputs.ready_date)
-    second = _fastest(inputs.rates, mode, hub.country, inputs.destination_country, inputs.ready_date)
+    first = _fastest(inputs.rates, mode, origin, hub.country, on)
+    second = _fastest(inputs.rates, mode, hub.country, inputs.destination_country, on)
     return None if first is None or second is None else first + second
 
 
@@ -239,35 +262,45 @@ def _lane(origin: str, destination: str) -> str:
 def choose_mode(line: PlanLine, inputs: PlanInputs) -> tuple[str, str]:
     """(mode, why) for one line; see the module's docstring."""
     unit = _kg(line.unit_weight_kg)
-    if line.category in freight.AIR_FIRST and line.unit_weight_kg <= inputs.heavy_kg:
-        return AIR, f"air: light, high-value hardware ({unit} kg a unit, {line.category.replace('_', ' ')})"
-    what = (
-        f"heavy ({unit} kg a unit, over {_kg(inputs.heavy_kg)} kg)"
-        if line.category in freight.AIR_FIRST
-        else f"{line.category.replace('_', ' ')}, bulky or low value for its weight"
-    )
+    ready = ready_of(line, inputs)
+    light = line.category in freight.AIR_FIRST and line.unit_weight_kg <= inputs.heavy_kg
+    if light:
+        what = f"light, high-value hardware ({unit} kg a unit, {line.category.replace('_', ' ')})"
+    elif line.category in freight.AIR_FIRST:
+        what = f"heavy ({unit} kg a unit, over {_kg(inputs.heavy_kg)} kg)"
+    else:
+        what = f"{line.category.replace('_', ' ')}, bulky or low value for its weight"
+    required = inputs.required_by
+    ready_note = "" if line.ready_date is None else f"ready {ready.isoformat()}, "
+    if required is not None and ready > required:
+        return AIR, (
+            f"air: {what}; {ready_note}after the required {required.isoformat()}: late whatever "
+            "the mode, so the fastest"
+        )
+    if required is None and light:
+        return AIR, f"air: {what}; no required date, so the fastest"
     origin, destination = line.country_of_origin, inputs.destination_country
-    direct = _fastest(inputs.rates, OCEAN, origin, destination, inputs.ready_date)
-    via = _via_hub_days(inputs, OCEAN, origin)
+    direct = _fastest(inputs.rates, OCEAN, origin, destination, ready)
+    via = _via_hub_days(inputs, OCEAN, origin, ready)
     options = [d for d in (direct, via) if d is not None]
     if not options:
         return AIR, (
-            f"air: {what}, but no ocean rate on {_lane(origin, destination)}"
+            f"air: {what}, {'and' if light else 'but'} no ocean rate on {_lane(origin, destination)}"
             + (f" or through {inputs.hub.name}" if inputs.hub is not None else "")
-            + f" valid on {inputs.ready_date.isoformat()}"
+            + f" valid on {ready.isoformat()}"
         )
     days = min(options)
-    arrival = inputs.ready_date + timedelta(days=days)
-    if inputs.required_by is None:
+    arrival = ready + timedelta(days=days)
+    if required is None:
         return OCEAN, f"ocean: {what}; no required date, so the sea ({days} days) is in time"
-    if arrival <= inputs.required_by:
+    if arrival <= required:
         return OCEAN, (
-            f"ocean: {what}; the fastest sea route ({days} days) arrives {arrival.isoformat()}, "
-            f"by the required {inputs.required_by.isoformat()}"
+            f"ocean: {what}; {ready_note}the fastest sea route ({days} days) arrives {arrival.isoformat()}, "
+            f"by the required {required.isoformat()}"
         )
     return AIR, (
-        f"air: {what}, but the fastest sea route ({days} days) would arrive {arrival.isoformat()}, "
-        f"after the required {inputs.required_by.isoformat()}"
+        f"air: {what}, but {ready_note}the fastest sea route ({days} days) would arrive "
+        f"{arrival.isoformat()}, after the required {required.isoformat()}"
     )
 
 
@@ -296,6 +329,7 @@ def _planned(line: PlanLine, why: str) -> PlannedLine:
         country_of_origin=line.country_of_origin,
         supplier=line.supplier,
         why=why,
+        ready_date=line.ready_date,
     )
 
 
@@ -327,13 +361,21 @@ def _slug(text: str) -> str:
 
 
 def _direct(
-    inputs: PlanInputs, mode: str, origin: str, supplier: str, group: list[tuple[PlanLine, str]]
+    inputs: PlanInputs,
+    mode: str,
+    origin: str,
+    supplier: str,
+    group: list[tuple[PlanLine, str]],
+    *,
+    ready: date,
+    key: str,
 ) -> Proposal:
     lines = [line for line, _ in group]
     destination = inputs.destination_country
     reasons = [
         f"{supplier}'s goods from {origin}, {mode} straight to the site ({_lane(origin, destination)})"
         + (": no consolidation hub" if inputs.hub is None else "")
+        + (f"; ready {ready.isoformat()}" if ready != inputs.ready_date else "")
     ]
     mode_rates = [r for r in inputs.rates if r.mode == mode]
     breakdown: list[str] = []
@@ -348,7 +390,7 @@ def _direct(
             options = freight.freight_options(
                 [_piece(line) for line in lines],
                 mode_rates,
-                inputs.ready_date,
+                ready,
                 inputs.required_by,
                 origin_country=origin,
                 destination_country=destination,
@@ -357,7 +399,7 @@ def _direct(
         except freight.NoRateError:
             missing.append(
                 f"no {mode} rate for lane {_lane(origin, destination)} valid on "
-                f"{inputs.ready_date.isoformat()}: add one in the rate table"
+                f"{ready.isoformat()}: add one in the rate table"
             )
         except freight.FreightError as error:
             missing.append(f"{_lane(origin, destination)} by {mode}: {error}")
@@ -381,11 +423,11 @@ def _direct(
         cost=cost,
         currency=currency,
         service=service,
-        departure=inputs.ready_date if cost is not None else None,
+        departure=ready if cost is not None else None,
         arrival=arrival,
     )
     return Proposal(
-        key=f"{mode}-{origin.lower()}-{_slug(supplier)}",
+        key=key,
         kind=DIRECT,
         mode=mode,
         origin_countries=(origin,),
@@ -403,17 +445,20 @@ def _direct(
         reasons=tuple(reasons),
         missing=tuple(missing),
         breakdown=tuple(breakdown),
+        ready_date=ready,
     )
 
 
-def _consolidated(
-    inputs: PlanInputs, mode: str, origins: list[tuple[str, str, list[tuple[PlanLine, str]]]]
-) -> Proposal:
+# One origin of a consolidation: (country, supplier, ready date, its lines with why).
+Origin = tuple[str, str, date, list[tuple[PlanLine, str]]]
+
+
+def _consolidated(inputs: PlanInputs, mode: str, origins: list[Origin]) -> Proposal:
     hub = inputs.hub
     assert hub is not None
     destination = inputs.destination_country
-    countries = sorted({country for country, _, _ in origins})
-    all_lines = [line for _, _, group in origins for line, _ in group]
+    countries = sorted({country for country, _, _, _ in origins})
+    all_lines = [line for _, _, _, group in origins for line, _ in group]
     if len(countries) > 1:
         why = (
             f"Consolidated at {hub.name} ({hub.country}): the {mode} goods come from {len(countries)} "
@@ -428,7 +473,7 @@ def _consolidated(
         )
     reasons = [why]
     route_legs = []
-    for sequence, (country, supplier, group) in enumerate(origins, start=1):
+    for sequence, (country, supplier, ready, group) in enumerate(origins, start=1):
         route_legs.append(
             freight.RouteLeg(
                 sequence=sequence,
@@ -436,8 +481,9 @@ def _consolidated(
                 origin_country=country,
                 destination_country=hub.country,
                 pieces=tuple(_piece(line) for line, _ in group),
-                ready_date=inputs.ready_date,
-                label=f"{supplier} from {country}",
+                ready_date=ready,
+                label=f"{supplier} from {country}"
+                + (f", ready {ready.isoformat()}" if ready != inputs.ready_date else ""),
             )
         )
     route_legs.append(
@@ -455,8 +501,8 @@ def _consolidated(
     handling = None
     if hub.handling_per_kg is not None:
         handling = _money(max(hub.handling_per_kg * gross, hub.handling_minimum))
-    leg_lines = [[line for line, _ in group] for _, _, group in origins] + [all_lines]
-    leg_suppliers = [supplier for _, supplier, _ in origins] + [""]
+    leg_lines = [[line for line, _ in group] for _, _, _, group in origins] + [all_lines]
+    leg_suppliers = [supplier for _, supplier, _, _ in origins] + [""]
     missing: list[str] = []
     breakdown: list[str] = []
     cost = arrival = on_time = None
@@ -520,10 +566,10 @@ def _consolidated(
         kind=CONSOLIDATED,
         mode=mode,
         origin_countries=tuple(countries),
-        suppliers=tuple(sorted({supplier for _, supplier, _ in origins})),
+        suppliers=tuple(sorted({supplier for _, supplier, _, _ in origins})),
         destination_country=destination,
         hub=hub.name,
-        lines=tuple(_planned(line, why) for _, _, group in origins for line, why in group),
+        lines=tuple(_planned(line, why) for _, _, _, group in origins for line, why in group),
         legs=tuple(planned_legs),
         goods_value=_goods(all_lines),
         gross_kg=gross,
@@ -534,39 +580,50 @@ def _consolidated(
         reasons=tuple(reasons),
         missing=tuple(missing),
         breakdown=tuple(breakdown),
+        ready_date=max(ready for _, _, ready, _ in origins),
     )
 
 
-def _hub_serves(inputs: PlanInputs, mode: str, country: str) -> bool:
-    """Whether goods from `country` can go by `mode` through the hub: rates on both lanes, and
-    (by sea) still in time."""
-    days = _via_hub_days(inputs, mode, country)
+def _hub_serves(inputs: PlanInputs, mode: str, country: str, ready: date) -> bool:
+    """Whether goods from `country` ready on `ready` can go by `mode` through the hub: rates on
+    both lanes, and (by sea) still in time."""
+    days = _via_hub_days(inputs, mode, country, ready)
     if days is None:
         return False
     if inputs.required_by is None or mode == AIR:
         return True
-    return inputs.ready_date + timedelta(days=days) <= inputs.required_by
+    return ready + timedelta(days=days) <= inputs.required_by
+
+
+def _direct_key(mode: str, country: str, supplier: str, ready: date, dated: bool) -> str:
+    """A direct proposal's key; the ready date is part of it only where one supplier's goods from
+    one country are ready on several days (the key stays as it was for everyone else)."""
+    key = f"{mode}-{country.lower()}-{_slug(supplier)}"
+    return f"{key}-{ready.isoformat()}" if dated else key
 
 
 def plan(inputs: PlanInputs) -> ShipmentPlan:
     """Propose shipments for the BOM lines; raises PlanError naming an input it cannot use."""
     _check(inputs)
-    # origin (country, supplier) → mode → lines with why, in the BOM's order
-    by_mode: dict[str, dict[tuple[str, str], list[tuple[PlanLine, str]]]] = {AIR: {}, OCEAN: {}}
+    # origin (country, supplier, ready date) → mode → lines with why, in the BOM's order
+    Group = tuple[str, str, date]
+    by_mode: dict[str, dict[Group, list[tuple[PlanLine, str]]]] = {AIR: {}, OCEAN: {}}
     for line in inputs.lines:
         mode, why = choose_mode(line, inputs)
-        by_mode[mode].setdefault((line.country_of_origin, line.supplier), []).append((line, why))
+        group = (line.country_of_origin, line.supplier, ready_of(line, inputs))
+        by_mode[mode].setdefault(group, []).append((line, why))
     proposals: list[Proposal] = []
     reasons: list[str] = []
     for mode in (AIR, OCEAN):
         groups = by_mode[mode]
         if not groups:
             continue
-        via = {key: group for key, group in groups.items() if _hub_serves(inputs, mode, key[0])}
-        if len({country for country, _ in via}) < 2:
-            if inputs.hub is not None and len({country for country, _ in groups}) >= 2:
+        via = {key: group for key, group in groups.items() if _hub_serves(inputs, mode, key[0], key[2])}
+        if len({country for country, _, _ in via}) < 2:
+            countries = {country for country, _, _ in groups}
+            if inputs.hub is not None and len(countries) >= 2:
                 reasons.append(
-                    f"The {mode} goods come from {len({c for c, _ in groups})} countries, but fewer than two "
+                    f"The {mode} goods come from {len(countries)} countries, but fewer than two "
                     f"have {mode} rates to {inputs.hub.name} and on to the site"
                     + (" in time" if mode == OCEAN and inputs.required_by else "")
                     + ": nothing is consolidated"
@@ -575,17 +632,25 @@ def plan(inputs: PlanInputs) -> ShipmentPlan:
             via = {
                 key: group
                 for key, group in via.items()
-                if _fastest(inputs.rates, mode, key[0], inputs.destination_country, inputs.ready_date) is None
+                if _fastest(inputs.rates, mode, key[0], inputs.destination_country, key[2]) is None
             }
         if via:
             proposals.append(
                 _consolidated(
-                    inputs, mode, [(country, supplier, group) for (country, supplier), group in via.items()]
+                    inputs,
+                    mode,
+                    [(country, supplier, ready, group) for (country, supplier, ready), group in via.items()],
                 )
             )
-        for (country, supplier), group in groups.items():
-            if (country, supplier) not in via:
-                proposals.append(_direct(inputs, mode, country, supplier, group))
+        days_of: dict[tuple[str, str], set[date]] = {}
+        for country, supplier, ready in groups:
+            if (country, supplier, ready) not in via:
+                days_of.setdefault((country, supplier), set()).add(ready)
+        for (country, supplier, ready), group in groups.items():
+            if (country, supplier, ready) not in via:
+                dated = len(days_of[(country, supplier)]) > 1
+                key = _direct_key(mode, country, supplier, ready, dated)
+                proposals.append(_direct(inputs, mode, country, supplier, group, ready=ready, key=key))
     freight_by_currency: dict[str, Decimal] = {}
     for proposal in proposals:
         if proposal.cost is not None:

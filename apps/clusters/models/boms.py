@@ -100,6 +100,16 @@ class BomLine(AuditedModel, TimeStampedModel):
     note = models.CharField(
         max_length=500, blank=True, help_text="Why the quantity differs from the engine's."
     )
+    # The supplier's lead time for this line: the shipment plan reads the goods as ready at the
+    # factory that many days after the plan's date (empty: ready now). Planning data, not what is
+    # ordered, so it may change on an issued version too.
+    lead_time_days = models.PositiveSmallIntegerField(
+        "lead time (days)",
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(730)],
+        help_text="Days from order until the supplier has the goods ready to ship; empty: ready now.",
+    )
 
     objects = OrgScopedQuerySet.as_manager()
 

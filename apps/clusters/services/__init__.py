@@ -11,7 +11,14 @@ The design and bill-of-materials services are imported from here; the planning s
 read other apps are imported from their modules (`services.coverage`, …).
 """
 
-from .boms import bom_csv_rows, bom_current, bom_from_run, bom_issue, bom_line_update
+from .boms import (
+    bom_csv_rows,
+    bom_current,
+    bom_from_run,
+    bom_issue,
+    bom_line_lead_time_set,
+    bom_line_update,
+)
 from .designs import (
     SIZING_TASK,
     bom_cost,
@@ -39,6 +46,7 @@ __all__ = [
     "bom_current",
     "bom_from_run",
     "bom_issue",
+    "bom_line_lead_time_set",
     "bom_line_update",
     "design_create",
     "design_delete",

@@ -1,5 +1,6 @@
 """Bills of materials of a cluster design: a draft version made from a sizing run, a line's
-quantity changed (audited, with why), issuing, and the lines as CSV rows."""
+quantity changed (audited, with why), a line's lead time (the shipment plan's ready date),
+issuing, and the lines as CSV rows."""
 
 from __future__ import annotations
 
@@ -56,10 +57,43 @@ def bom_from_run(*, run: SizingRun, actor=None) -> BillOfMaterials:
             quantity=quantity,
             engine_quantity=quantity,
             figure=figure[:100],
+            lead_time_days=part_lead_time(parts[pk]),
         )
         line.full_clean()
         line.save()
     return bom
+
+
+MAX_LEAD_TIME_DAYS = 730
+
+
+def part_lead_time(part: Part) -> int | None:
+    """The lead time the catalogue gives a part (`attributes.lead_time_days`), if a whole number of
+    days from 0 to two years; a new version's line starts from it."""
+    value = (part.attributes or {}).get("lead_time_days")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 4 or int(text) > MAX_LEAD_TIME_DAYS:
+        return None
+    return int(text)
+
+
+@transaction.atomic
+def bom_line_lead_time_set(*, line: BomLine, lead_time_days: int | None, actor=None) -> BomLine:
+    """Set the days from order until the supplier has a line's goods ready (None: ready now). It is
+    planning data, not what is ordered, so an issued version's lines take it too (audited)."""
+    line = BomLine.objects.select_for_update().get(pk=line.pk)
+    if lead_time_days is not None and (
+        isinstance(lead_time_days, bool) or not 0 <= int(lead_time_days) <= MAX_LEAD_TIME_DAYS
+    ):
+        raise ValidationError(
+            {"lead_time_days": f"A lead time is a whole number of days from 0 to {MAX_LEAD_TIME_DAYS}."}
+        )
+    line.lead_time_days = None if lead_time_days is None else int(lead_time_days)
+    line.full_clean()
+    line.save()
+    return line
 
 
 @transaction.atomic

@@ -2,21 +2,24 @@
 bill of materials, the site and the rate table, and the proposals made into draft shipments.
 
 - `plan_for(bom)`: the proposals for the BOM's lines (quantity above 0), priced on the freight
-  rates valid on the plan date (today), through the operator's bonded warehouse outside the
-  site's country (the demo's Singapore hub) with its handling rate.
+  rates valid on each line's ready date (the plan date, today, plus the line's lead time),
+  through the operator's bonded warehouse outside the site's country (the demo's Singapore hub)
+  with its handling rate.
 - `shipments_create_from_plan(bom=…, actor=…, proposals=…)`: draft shipments with their lines
   (and, for a consolidation, inbound legs to the hub and the main carriage), made through the
   shipments app's own services (`shipment_create`, `line_add`, `leg_add`) in one transaction:
-  all or nothing. Each is linked to the design (`ClusterShipment`) and marked in its instructions
-  with the design, the BOM version and the proposal, so making a proposal of the same version a
-  second time is refused unless asked for (`again=True`); cancelled drafts do not count, and the
-  proposals not made yet can be made later.
+  all or nothing. The shipper is the supplier (`shipper_for`): each draft names it, and a
+  consolidation's lines name their own. Each is linked to the design (`ClusterShipment`) and
+  marked in its instructions with the design, the BOM version and the proposal, so asking again
+  is idempotent: a proposal already made from the same version is not made twice but reported
+  with its drafts (`PlanDrafts.already`); only `again=True` makes another set. Cancelled drafts
+  do not count.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -24,7 +27,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from apps.accounts.models import OrganisationKind
+from apps.accounts.models import Organisation, OrganisationKind
 from apps.shipments import selectors as shipment_selectors
 from apps.shipments import services as shipment_services
 from apps.shipments.models import (
@@ -85,6 +88,7 @@ def plan_inputs(bom: BillOfMaterials, *, today: dt.date | None = None) -> engine
     for line in _bom_lines(bom):
         part = line.part
         goods = shipment_selectors.part_dangerous_goods(part)
+        lead = line.lead_time_days
         lines.append(
             engine.PlanLine(
                 key=str(line.pk),
@@ -100,6 +104,7 @@ def plan_inputs(bom: BillOfMaterials, *, today: dt.date | None = None) -> engine
                 country_of_origin=part.country_of_origin,
                 supplier=part.manufacturer.name,
                 dangerous_goods=(goods,) if goods else (),
+                ready_date=on + dt.timedelta(days=lead) if lead else None,
             )
         )
     hub_site = consolidation_hub(design)
@@ -242,6 +247,42 @@ def origin_sites(proposals, actor) -> tuple[dict[tuple[str, str], Site], dict[st
     return origins, problems
 
 
+def _word(text: str) -> str:
+    return (text.split() or [""])[0].strip("(),.").lower()
+
+
+def shipper_for(site: Site, supplier: str, suppliers: list[Organisation]) -> Organisation | None:
+    """The organisation that ships a supplier's goods from `site`, among the supplier
+    organisations the actor may name: the site's owner when the site is a supplier's own; else
+    the supplier whose name begins with the maker's (NVIDIA → "NVIDIA Corporation"); else the one
+    whose name begins with the site's first word (a contract manufacturer's plant kept by the
+    operator: "Jabil Guadalajara (NVIDIA networking)" → "Jabil Circuit de México"). None when
+    none fits: the draft then names no shipper and says so."""
+    by_pk = {org.pk: org for org in suppliers}
+    if site.owner_id in by_pk:
+        return by_pk[site.owner_id]
+    maker = supplier.lower()
+    for org in suppliers:
+        if maker and org.legal_name.lower().startswith(maker):
+            return org
+    first = _word(site.name)
+    if len(first) >= 3:
+        for org in suppliers:
+            if _word(org.legal_name) == first:
+                return org
+    return None
+
+
+@dataclass
+class PlanDrafts:
+    """What asking for drafts did: the shipments `made` now, and the proposals made before from the
+    same version (`already`: proposal → the references the actor may see), which were not made
+    again."""
+
+    made: list[Shipment] = field(default_factory=list)
+    already: dict[str, list[str]] = field(default_factory=dict)
+
+
 @transaction.atomic
 def shipments_create_from_plan(
     *,
@@ -250,11 +291,13 @@ def shipments_create_from_plan(
     proposals: list[str] | None = None,
     again: bool = False,
     today: dt.date | None = None,
-) -> list[Shipment]:
+) -> PlanDrafts:
     """Draft shipments for the chosen proposals (all when none are named), with their lines and,
-    for a consolidation, its legs; linked to the design. All or nothing: any refusal (an origin
-    with no site to ship from, a part priced in another currency, a party the actor may not
-    name …) leaves nothing made. The BOM's row is locked, so two requests queue."""
+    for a consolidation, its legs; the supplier named as shipper; linked to the design. All or
+    nothing: any refusal (an origin with no site to ship from, a part priced in another currency,
+    a party the actor may not name …) leaves nothing made. Idempotent: a proposal made from this
+    version already is reported, not made again (unless `again`). The BOM's row is locked, so two
+    requests queue and the second finds the first's drafts."""
     # Only the BOM's row is locked (`of`): not the design, site and customer read with it.
     bom = (
         BillOfMaterials.objects.select_for_update(of=("self",))
@@ -280,29 +323,41 @@ def shipments_create_from_plan(
                 f"it has {', '.join(by_key) or 'none'}."
             }
         )
-    chosen = [by_key[key] for key in chosen_keys]
+    result = PlanDrafts()
     if not again:
         # Every draft counts, so nothing is ordered twice; the actor reads the references it may see.
-        made = drafts_by_proposal(bom, reader=actor)
-        repeated = [f"{key} ({', '.join(made[key])})" for key in chosen_keys if key in made]
-        if repeated:
-            raise ValidationError(
-                {
-                    "again": f"Drafts were made from version {bom.version}'s plan already for "
-                    f"{'; '.join(repeated)}: ask again to make another set."
-                }
-            )
+        made_before = drafts_by_proposal(bom, reader=actor)
+        result.already = {key: made_before[key] for key in chosen_keys if key in made_before}
+        chosen_keys = [key for key in chosen_keys if key not in made_before]
+    chosen = [by_key[key] for key in chosen_keys]
+    if not chosen:
+        return result
     hub_site = consolidation_hub(design)
     origins, problems = origin_sites(chosen, actor)
     if problems:
         raise ValidationError({"proposals": [message for found in problems.values() for message in found]})
+    suppliers = list(
+        Organisation.objects.nameable_by(actor)
+        .filter(kind=OrganisationKind.SUPPLIER)
+        .order_by("legal_name", "pk")
+    )
+    shippers = {key: shipper_for(site, key[1], suppliers) for key, site in origins.items()}
     bom_lines = {str(line.pk): line for line in _bom_lines(bom)}
     parties = {"consignee": design.customer, "ultimate_consignee": design.customer}
     marker = plan_marker(bom)
-    shipments = []
     for proposal in chosen:
         feeders = [leg for leg in proposal.legs if leg.role != "main"]
-        first = origins[(feeders[0].origin_country, feeders[0].supplier)]
+        first_key = (feeders[0].origin_country, feeders[0].supplier)
+        first = origins[first_key]
+        unnamed = sorted(
+            {leg.supplier for leg in feeders if shippers[(leg.origin_country, leg.supplier)] is None}
+        )
+        note = (
+            f" No shipper named for {', '.join(unnamed)}: no supplier organisation found; "
+            "name it on the draft."
+            if unnamed
+            else ""
+        )
         shipment = shipment_services.shipment_create(
             actor=actor,
             fields={
@@ -311,19 +366,27 @@ def shipments_create_from_plan(
                 "incoterm": "DAP",
                 "incoterm_place": f"{design.site.name}, {design.site.city}"[:120],
                 "mode": proposal.mode,
-                "ready_date": plan.ready_date,
+                "ready_date": proposal.ready_date or plan.ready_date,
                 "required_by": design.required_on_site,
                 "currency": proposal.lines[0].currency,
                 "end_use": f"AI training cluster: {design.name}"[:300],
-                "instructions": f"{marker} Proposal {proposal.key}: {proposal.reasons[0]}"[:4000],
+                "instructions": f"{marker} Proposal {proposal.key}: {proposal.reasons[0]}.{note}"[:4000],
             },
-            parties=parties,
+            parties=parties | {"shipper": shippers[first_key]},
         )
+        # A consolidation's lines name their own supplier where it is not the shipment's shipper.
+        line_shipper = {
+            key: shippers[(leg.origin_country, leg.supplier)]
+            for leg in feeders
+            for key in leg.line_keys
+            if shippers[(leg.origin_country, leg.supplier)] not in (None, shippers[first_key])
+        }
         lines_by_key = {}
         for planned in proposal.lines:
             bom_line = bom_lines[planned.key]
+            fields = {"shipper": line_shipper[planned.key]} if planned.key in line_shipper else None
             lines_by_key[planned.key] = shipment_services.line_add(
-                shipment=shipment, part=bom_line.part, quantity=bom_line.quantity, actor=actor
+                shipment=shipment, part=bom_line.part, quantity=bom_line.quantity, fields=fields, actor=actor
             )
         if proposal.kind == engine.CONSOLIDATED:
             for leg in proposal.legs:
@@ -341,5 +404,5 @@ def shipments_create_from_plan(
         link = ClusterShipment(design=design, shipment=shipment, created_by=actor if actor.pk else None)
         link.full_clean()
         link.save()
-        shipments.append(shipment)
-    return shipments
+        result.made.append(shipment)
+    return result

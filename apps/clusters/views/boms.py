@@ -28,7 +28,7 @@ from apps.core.models import AuditEvent
 from apps.core.scoping import CHANGE
 
 from .. import services
-from ..forms import BomLineForm
+from ..forms import BomLineForm, LeadTimeForm
 from ..models import BillOfMaterials, BomLine, BomRole, BomStatus, ClusterDesign, RunStatus
 from .designs import can_plan, get_design
 
@@ -99,16 +99,21 @@ def totals(lines: list[BomLine]) -> list[tuple[str, Decimal]]:
 
 
 def render_bom(request, design: ClusterDesign, bom: BillOfMaterials | None, *, status: int = 200,
-               bound: dict[int, BomLineForm] | None = None):  # fmt: skip
-    """The page of one version (or of none yet), with a form per line of a draft the user may edit."""
+               bound: dict[int, BomLineForm | LeadTimeForm] | None = None):  # fmt: skip
+    """The page of one version (or of none yet), with a form per line of a draft the user may
+    edit, and a lead-time form per line of any version the user plans."""
     user = request.user
-    editable = bom is not None and bom.status == BomStatus.DRAFT and can_plan(user, design)
+    planner = bom is not None and can_plan(user, design)
+    editable = planner and bom.status == BomStatus.DRAFT
     lines = _lines(bom) if bom is not None else []
     for line in lines:
         line.line_value = line.part.unit_value * line.quantity
         line.changed = line.quantity != line.engine_quantity
+        posted = (bound or {}).get(line.pk)
         if editable:
-            line.form = (bound or {}).get(line.pk) or BomLineForm(line=line)
+            line.form = posted if isinstance(posted, BomLineForm) else BomLineForm(line=line)
+        if planner:
+            line.lead_form = posted if isinstance(posted, LeadTimeForm) else LeadTimeForm(line=line)
     # What a posted line form was refused, named by part and role above the lines (an issued
     # version shows no forms to carry the errors).
     refused = [
@@ -126,6 +131,7 @@ def render_bom(request, design: ClusterDesign, bom: BillOfMaterials | None, *, s
         "line_count": len(lines),
         "totals": totals(lines),
         "editable": editable,
+        "planner": planner,
         "refused": refused,
         "can_plan": can_plan(user, design),
         "versions": list(design.boms.select_related("run").order_by("-version")),
@@ -217,6 +223,32 @@ class BomLineEditView(CapabilityRequiredMixin, View):
                 messages.success(
                     request, f"{line.part.part_number} ({line.get_role_display()}): {quantity:,}."
                 )
+                return HttpResponseRedirect(bom_url(design, line.bom) + f"#line-{line.pk}")
+        return render_bom(request, design, line.bom, status=400, bound={line.pk: form})
+
+
+class BomLineLeadTimeView(CapabilityRequiredMixin, View):
+    """Set a line's lead time (any version: it is planning data): `services.bom_line_lead_time_set`."""
+
+    capability = "clusters.plan"
+    model = ClusterDesign
+
+    def post(self, request, pk, line_pk):
+        design = get_design(request, pk, CHANGE)
+        line = get_object_or_404(BomLine.objects.filter(bom__design=design).select_related("bom"), pk=line_pk)
+        form = LeadTimeForm(request.POST, line=line)
+        if form.is_valid():
+            try:
+                services.bom_line_lead_time_set(
+                    line=line, lead_time_days=form.cleaned_data["lead_time_days"], actor=request.user
+                )
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                days = form.cleaned_data["lead_time_days"]
+                said = "ready now" if days is None else f"lead time {days} days"
+                messages.success(request, f"{line.part.part_number} ({line.get_role_display()}): {said}.")
                 return HttpResponseRedirect(bom_url(design, line.bom) + f"#line-{line.pk}")
         return render_bom(request, design, line.bom, status=400, bound={line.pk: form})
 

@@ -89,7 +89,11 @@ def plan_context(request, design: ClusterDesign, **extra) -> dict:
                 # is shown unticked, with why.
                 _, blocked = shipment_plan.origin_sites(plan.proposals, request.user)
                 context["blocked"] = {key: " ".join(found) for key, found in blocked.items()}
-            context["rows"] = [(p, context["blocked"].get(p.key, "")) for p in plan.proposals]
+            # A proposal made already is shown with its drafts, unticked: asking again makes none.
+            made_by_key = shipment_plan.drafts_by_proposal(bom, reader=request.user)
+            context["rows"] = [
+                (p, context["blocked"].get(p.key, ""), made_by_key.get(p.key, [])) for p in plan.proposals
+            ]
     return context
 
 
@@ -125,18 +129,31 @@ class ShipmentPlanCreateView(CapabilityRequiredMixin, View):
             context["errors"] = ["proposals: tick at least one proposal to make into a draft shipment."]
             return render(request, PLAN_TEMPLATE, context, status=_refused_status(request))
         try:
-            made = shipment_plan.shipments_create_from_plan(
+            result = shipment_plan.shipments_create_from_plan(
                 bom=bom, actor=request.user, proposals=chosen, again=request.POST.get("again") == "on"
             )
         except ValidationError as error:
             context = plan_context(request, design)
             context["errors"] = _messages(error)
             return render(request, PLAN_TEMPLATE, context, status=_refused_status(request))
-        references = ", ".join(s.reference for s in made)
+        already = already_text(bom, result.already)
         if not request.headers.get("HX-Request"):
-            messages.success(request, f"Draft shipments made: {references}.")
+            if result.made:
+                references = ", ".join(s.reference for s in result.made)
+                messages.success(request, f"Draft shipments made: {references}.")
+            if already:
+                messages.info(request, already)
             return HttpResponseRedirect(_design_url(design, "#shipment-plan"))
-        return render(request, PLAN_TEMPLATE, plan_context(request, design, created=made))
+        context = plan_context(request, design, created=result.made, already=already)
+        return render(request, PLAN_TEMPLATE, context)
+
+
+def already_text(bom: BillOfMaterials, already: dict[str, list[str]]) -> str:
+    """What asking again found made, in words ("" when nothing was)."""
+    if not already:
+        return ""
+    found = "; ".join(f"{key} ({', '.join(refs)})" for key, refs in already.items())
+    return f"Already made from version {bom.version}'s plan, not made again: {found}."
 
 
 class OwnOrRentForm(forms.Form):
