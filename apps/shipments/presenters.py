@@ -15,6 +15,7 @@ from apps.core.jsonable import jsonable
 
 from . import selectors
 from .models import EventCode, Shipment, ShipmentStatus
+from .services.freight_booking import booked_option_id, shipment_option_id
 
 
 def freight_plan_data(shipment: Shipment) -> dict:
@@ -39,10 +40,18 @@ def freight_plan_data(shipment: Shipment) -> dict:
     landed = selectors.landed_cost_for_plan(shipment, recommendation)
     recommended = jsonable(recommendation)
     recommended.pop("options", None)  # listed once, under "options"
+    listed = jsonable(options)
+    # Each option with the stable name it is booked by, and the one the legs book already, if any.
+    for data, option in zip(listed, options, strict=True):
+        data["id"] = shipment_option_id(shipment, option)
+    if recommended.get("option") is not None and recommendation.option is not None:
+        recommended["option"]["id"] = shipment_option_id(shipment, recommendation.option)
+    legs = list(shipment.legs.all())
     return {
         "recommendation": recommended,
-        "options": jsonable(options),
+        "options": listed,
         "landed_cost": jsonable(landed),
+        "booked_option": booked_option_id(shipment, legs, options),
     }
 
 

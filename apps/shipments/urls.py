@@ -27,6 +27,7 @@ urlpatterns = [
     path("shipments/<str:reference>/legs/<int:pk>/remove/", views.LegRemoveView.as_view(), name="leg-remove"),
     path("shipments/<str:reference>/events/", views.EventAddView.as_view(), name="event-add"),
     path("shipments/<str:reference>/freight/", views.FreightPanelView.as_view(), name="freight-panel"),
+    path("shipments/<str:reference>/freight/book/", views.FreightBookView.as_view(), name="freight-book"),
     path("sites/", views.SiteListView.as_view(), name="site-list"),
     path("sites/new/", views.SiteCreateView.as_view(), name="site-create"),
     path("freight-rates/", views.FreightRateListView.as_view(), name="rate-list"),

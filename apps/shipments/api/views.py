@@ -20,6 +20,7 @@ from ..models import ExchangeRate, FreightRate, Leg, Package, Shipment, Shipment
 from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
 from . import schema
+from .booking import FreightBookingMixin
 from .serializers import (
     AmendSerializer,
     EventSerializer,
@@ -69,6 +70,7 @@ class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
 
 @schema.shipment_docs
 class ShipmentViewSet(
+    FreightBookingMixin,
     AuditHistoryMixin,
     OrgScopedViewSetMixin,
     mixins.CreateModelMixin,
@@ -90,6 +92,8 @@ class ShipmentViewSet(
         "amend": "shipments.view",
         "events": "shipments.view",
         "freight_options": "shipments.view",
+        # Found through the reader's scope first (404), then the role is checked (403): booking.py.
+        "book_freight_option": "shipments.view",
         "record_parties": "shipments.view",
     }
 
@@ -292,8 +296,16 @@ class ShipmentViewSet(
                 "FreightPlan",
                 {
                     "recommendation": serializers.JSONField(),
-                    "options": serializers.JSONField(),
+                    "options": serializers.JSONField(
+                        help_text="Each option with its `id` (mode|carrier|service|lane), the name "
+                        "`POST …/freight-options/book/` books it by."
+                    ),
                     "landed_cost": serializers.JSONField(),
+                    "booked_option": serializers.CharField(
+                        required=False,
+                        allow_null=True,
+                        help_text="The `id` of the option the shipment's legs book already, if any.",
+                    ),
                     "booked": serializers.JSONField(
                         required=False, help_text="What was booked, once booked."
                     ),

@@ -6,6 +6,7 @@ from .detail import ShipmentDetailView, render_shipment
 from .freight import (
     ExchangeRateCreateView,
     ExchangeRateUpdateView,
+    FreightBookView,
     FreightPanelView,
     FreightRateCreateView,
     FreightRateListView,
@@ -29,6 +30,7 @@ __all__ = [
     "EventAddView",
     "ExchangeRateCreateView",
     "ExchangeRateUpdateView",
+    "FreightBookView",
     "FreightPanelView",
     "FreightRateCreateView",
     "FreightRateListView",

@@ -1,15 +1,18 @@
-"""Freight pages: a shipment's freight options panel, and the operator's freight and exchange
-rates."""
+"""Freight pages: a shipment's freight options panel (with a Book button per option), and the
+operator's freight and exchange rates."""
 
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views import View
 from django.views.generic import CreateView, TemplateView, UpdateView
 
 from apps.core.access import CapabilityRequiredMixin
+from apps.core.scoping import VIEW
 from apps.core.views import FilteredListMixin, ServiceFormMixin
 
 from .. import services
@@ -17,8 +20,10 @@ from ..disclosure import freight_plan_for
 from ..engines.freight import NoRateError
 from ..filters import FreightRateFilter
 from ..forms import ExchangeRateForm, FreightRateForm
-from ..models import ExchangeRate, FreightRate, HubHandlingRate, Shipment
+from ..models import ExchangeRate, FreightRate, HubHandlingRate, LegRole, Shipment
 from ..presenters import freight_plan_data
+from ..services.freight_booking import BOOKABLE_STATUSES, FreightBookingConflict, freight_option_book
+from .detail import get_shipment
 
 
 class FreightPanelView(CapabilityRequiredMixin, View):
@@ -37,9 +42,54 @@ class FreightPanelView(CapabilityRequiredMixin, View):
             plan, error = None, str(exc)
         except ValueError as exc:  # a package that fits no container, mixed currencies …
             plan, error = None, str(exc)
-        return render(
-            request, "shipments/_freight_panel.html", {"shipment": shipment, "plan": plan, "error": error}
+        legs = list(shipment.legs.select_related("origin", "destination").order_by("sequence"))
+        can_book = (
+            request.user.can("shipments.book")
+            and shipment.status in BOOKABLE_STATUSES
+            and not any(leg.role == LegRole.INBOUND for leg in legs)
         )
+        booked = (plan or {}).get("booked_option")
+        context = {
+            "shipment": shipment,
+            "plan": plan,
+            "error": error,
+            "can_book": can_book,
+            "legs": legs,
+            # The leg booking the option the panel marks: its dates are the shipment's.
+            "booked_leg": legs[0] if booked and legs else None,
+        }
+        return render(request, "shipments/_freight_panel.html", context)
+
+
+class FreightBookView(CapabilityRequiredMixin, View):
+    """A freight option's Book button (and, with legs planned, its confirmed Replace): the option's
+    main carriage is added through `services.freight_booking`, as the API does."""
+
+    capability = "shipments.book"
+
+    def post(self, request, reference):
+        shipment = get_shipment(request, reference, VIEW)
+        try:
+            booking = freight_option_book(
+                shipment=shipment,
+                option_id=request.POST.get("option", ""),
+                replace=request.POST.get("replace") == "1",
+            )
+        except FreightBookingConflict as exc:
+            messages.error(request, exc.message)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            leg = booking.legs[0]
+            if booking.created:
+                messages.success(
+                    request,
+                    f"Booked {booking.option.summary()}: leg {leg.sequence}, "
+                    f"departs {leg.planned_departure}, arrives {leg.planned_arrival}.",
+                )
+            else:
+                messages.info(request, f"Leg {leg.sequence} books {booking.option.summary()} already.")
+        return HttpResponseRedirect(shipment.get_absolute_url() + "#freight")
 
 
 class FreightRateFormMixin(CapabilityRequiredMixin, ServiceFormMixin):

@@ -13,6 +13,7 @@ the ones below it:
 - `options`: every applicable rate priced into a `FreightOption`, and `recommend` (one mode, or
   a split: compact, time-critical hardware by air and the rest by sea).
 - `consolidation`: a route priced leg by leg through a hub (`plan_route`).
+- `booking`: an option's stable name (`option_id`: mode, carrier, service, lane), to book it by.
 
 Simplifications, on purpose: containers are planned by floor space, height and payload (packages
 upright, turned on the floor, stacked only when stackable); aircraft limits are typical wide-body
@@ -44,6 +45,7 @@ from .air import (
     road_chargeable_weight,
     volumetric_weight_kg,
 )
+from .booking import option_id
 from .common import (
     AIR_FIRST,
     AIR_VOLUMETRIC_DIVISOR,
@@ -138,6 +140,7 @@ __all__ = [
     "USABLE_VOLUME_FACTOR",
     "air_acceptance",
     "air_chargeable_weight",
+    "option_id",
     "air_deck",
     "as_decimal",
     "classify_lithium_batteries",
