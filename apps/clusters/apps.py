@@ -17,7 +17,9 @@ class ClustersConfig(AppConfig):
         from apps.core.demo_steps import register_demo_step
 
         from . import demo
+        from .dashboard import planner_tiles
         from .views.designs import design_tiles
 
         register_demo_step("clusters", demo.load, after=["catalog", "shipments"])
         board.tiles(design_tiles, order=30)
+        board.tiles(planner_tiles, order=31)

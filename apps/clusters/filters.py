@@ -9,6 +9,7 @@ from apps.core.search import SearchTermsFilter
 from apps.core.sorting import SortFilter
 from apps.shipments.models import Site, SiteKind
 
+from .dashboard import STAGE_CHOICES, stage_q
 from .models import ClusterDesign, Cooling, FabricKind
 
 
@@ -29,6 +30,10 @@ class DesignFilter(django_filters.FilterSet):
     # Chosen among what the user sees (apps.core.filters.scope_filter_choices, run by the page).
     site = django_filters.ModelChoiceFilter(queryset=_data_centres, label="Site")
     customer = django_filters.ModelChoiceFilter(queryset=_organisations, label="Customer")
+    # How far planning has come (the planner's dashboard tiles link here).
+    stage = django_filters.ChoiceFilter(
+        method="filter_stage", choices=STAGE_CHOICES, label="Stage", empty_label="Any"
+    )
     sort = SortFilter(
         fields=(
             ("name", "name"),
@@ -44,6 +49,9 @@ class DesignFilter(django_filters.FilterSet):
     class Meta:
         model = ClusterDesign
         fields = ["q", "cooling", "compute_fabric", "site", "customer"]
+
+    def filter_stage(self, queryset, name, value):
+        return queryset.filter(stage_q(value)) if value else queryset
 
     def search(self, queryset, name, value):
         for term in value.split():

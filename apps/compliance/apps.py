@@ -14,6 +14,16 @@ class ComplianceConfig(AppConfig):
         self._register_page_actions()
         stale.register()
         self._register_demo()
+        self._register_dashboard()
+
+    @staticmethod
+    def _register_dashboard() -> None:
+        from apps.core import dashboard as board
+
+        from .dashboard import officer_tiles
+
+        # The officer's work comes first on the dashboard.
+        board.tiles(officer_tiles, order=5)
 
     @staticmethod
     def _register_page_actions() -> None:

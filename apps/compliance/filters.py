@@ -7,10 +7,19 @@ from apps.core.search import SearchTermsFilter
 from apps.core.sorting import SortFilter
 
 from .models import Licence
+from .services.licences import running_low
 
 
 class LicenceFilter(django_filters.FilterSet):
     q = SearchTermsFilter(method="search", label="Search")
+    # In force and a fifth or less left (quantity or value), or ending within 30 days: the
+    # compliance officer's dashboard tile links here.
+    running_low = django_filters.ChoiceFilter(
+        method="filter_running_low",
+        label="Running low",
+        choices=[("true", "Running low only")],
+        empty_label="Any",
+    )
     # Sortable columns; any other `sort=` value is named on the page.
     sort = SortFilter(
         fields=(
@@ -27,6 +36,9 @@ class LicenceFilter(django_filters.FilterSet):
     class Meta:
         model = Licence
         fields = ["q"]
+
+    def filter_running_low(self, queryset, name, value):
+        return running_low(queryset) if value == "true" else queryset
 
     def search(self, queryset, name, value):
         value = value.strip()

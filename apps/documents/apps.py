@@ -6,12 +6,14 @@ class DocumentsConfig(AppConfig):
     verbose_name = "Trade documents"
 
     def ready(self) -> None:
+        from apps.core import dashboard as board
         from apps.shipments import demo as shipments_demo
         from apps.shipments import hooks
         from apps.shipments.models import ShipmentStatus
 
         from . import demo
         from .bulk import GENERATE_REQUIRED
+        from .dashboard import coordinator_tiles
         from .services import (
             amend_effects,
             booking_problems,
@@ -32,3 +34,5 @@ class DocumentsConfig(AppConfig):
         hooks.bulk_action(GENERATE_REQUIRED)
         # The demo books as a user would: the required documents issued first.
         shipments_demo.before_entering(ShipmentStatus.BOOKED, demo.issue_required)
+        # The coordinator's documents work on the dashboard, beside the shipments' tiles.
+        board.tiles(coordinator_tiles, order=12)

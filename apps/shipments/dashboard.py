@@ -1,22 +1,69 @@
-"""Shipments' part of the dashboard (apps/core/dashboard.py): open, on hold and late."""
+"""Shipments' part of the dashboard (apps/core/dashboard.py): open, on hold and late for everyone
+who sees shipments, and for a partner the milestones it owes.
 
+Every tile links to the shipments list filtered to exactly what it counts: the count is taken
+with the list's own condition (`OPEN_Q`, `late_q`, the `needs=` conditions of `hooks.NEEDS`), on
+the same `visible_to` queryset, so the number on the tile is the number of rows on the list.
+"""
+
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
+from apps.accounts.roles import Role
 from apps.core.dashboard import Tile
 
-from .models import Shipment, ShipmentStatus
-from .selectors import late_q
+from . import hooks
+from .models import PartyRole, Shipment, ShipmentParty, ShipmentStatus
+from .selectors import OPEN_Q, late_q, need_counts
+
+# A forwarder reports milestones (departed, arrived, at customs, released, delivered) from booking
+# until delivery.
+MILESTONE_STATUSES = (
+    ShipmentStatus.BOOKED,
+    ShipmentStatus.IN_TRANSIT,
+    ShipmentStatus.AT_CUSTOMS,
+    ShipmentStatus.CLEARED,
+)
+
+
+def milestones_owed_q(user) -> Q:
+    """Shipments under way on which the user's organisation is the freight forwarder."""
+    if user is None or getattr(user, "organisation_id", None) is None:
+        return Q(pk__in=[])
+    forwarding = ShipmentParty.objects.filter(
+        shipment=OuterRef("pk"), role=PartyRole.FREIGHT_FORWARDER, organisation_id=user.organisation_id
+    )
+    return Q(status__in=MILESTONE_STATUSES) & Q(Exists(forwarding))
+
+
+def compliance_hold_q(user) -> Q:
+    """Shipments held by compliance (not by customs)."""
+    return Q(status=ShipmentStatus.ON_HOLD, hold_kind="compliance")
+
+
+hooks.need_condition("milestones", milestones_owed_q)
+hooks.need_condition("compliance_hold", compliance_hold_q)
 
 
 def shipment_tiles(user) -> list[Tile]:
     if not user.can("shipments.view"):
         return []
     url = reverse("shipments:shipment-list")
-    open_ = Shipment.objects.visible_to(user).exclude(
-        status__in=[ShipmentStatus.DELIVERED, ShipmentStatus.CANCELLED]
-    )
-    return [
-        Tile(open_.count(), "open shipments", url),
-        Tile(open_.filter(status=ShipmentStatus.ON_HOLD).count(), "on hold", f"{url}?status=on_hold"),
-        Tile(open_.filter(late_q()).count(), "late", f"{url}?late=true"),
+    conditions = {
+        "open": OPEN_Q,
+        "on_hold": Q(status=ShipmentStatus.ON_HOLD),
+        "late": OPEN_Q & late_q(),
+    }
+    partner = user.role == Role.PARTNER and not user.is_operator_staff
+    if partner:
+        conditions["milestones"] = hooks.need_q("milestones", user)
+    counts = need_counts(Shipment.objects.visible_to(user), conditions)
+    tiles = []
+    if partner:
+        # A partner's own work first: what it owes.
+        tiles.append(Tile(counts["milestones"], "milestones to report", f"{url}?needs=milestones"))
+    return tiles + [
+        Tile(counts["open"], "open shipments", f"{url}?open=true"),
+        Tile(counts["on_hold"], "on hold", f"{url}?status=on_hold"),
+        Tile(counts["late"], "late against their required date", f"{url}?open=true&late=true"),
     ]

@@ -8,6 +8,7 @@ from apps.core.filters import DATE, SearchFilterSet
 from apps.core.search import SearchTermsFilter
 from apps.core.sorting import SortFilter
 
+from . import hooks
 from .models import (
     ExchangeRate,
     FreightRate,
@@ -18,7 +19,7 @@ from .models import (
     SiteKind,
     TransportMode,
 )
-from .selectors import late_q
+from .selectors import OPEN_Q, late_q
 
 
 class ShipmentFilter(SearchFilterSet):
@@ -39,6 +40,18 @@ class ShipmentFilter(SearchFilterSet):
         label="Late",
         choices=[("true", "Late only"), ("false", "On time only")],
         empty_label="Any",
+    )
+    # Not delivered and not cancelled: what is still under way (the dashboard's "open" tiles).
+    open = django_filters.ChoiceFilter(
+        method="filter_open",
+        label="Open",
+        choices=[("true", "Open only"), ("false", "Delivered or cancelled only")],
+        empty_label="Any",
+    )
+    # What a role has to do (the dashboards' tiles): the conditions are registered by the apps that
+    # know them (hooks.need_condition), each tile counts with the same condition.
+    needs = django_filters.ChoiceFilter(
+        method="filter_needs", label="Needs", choices=list(hooks.NEEDS.items()), empty_label="Anything"
     )
     required_before = django_filters.DateFilter(
         field_name="required_by", lookup_expr="lte", label="Required on or before", widget=DATE
@@ -70,6 +83,17 @@ class ShipmentFilter(SearchFilterSet):
         if value in (None, ""):
             return queryset
         return queryset.filter(late_q()) if value == "true" else queryset.exclude(late_q())
+
+    def filter_open(self, queryset, name, value):
+        if value in (None, ""):
+            return queryset
+        return queryset.filter(OPEN_Q) if value == "true" else queryset.exclude(OPEN_Q)
+
+    def filter_needs(self, queryset, name, value):
+        if value in (None, ""):
+            return queryset
+        condition = hooks.need_q(value, getattr(self.request, "user", None))
+        return queryset.none() if condition is None else queryset.filter(condition)
 
 
 class SiteFilter(django_filters.FilterSet):

@@ -211,3 +211,35 @@ def register_page_action(provider: PageAction) -> None:
 def page_actions(shipment: Any, user: Any) -> list[tuple[str, str]]:
     """Every registered provider's links for `shipment` and `user`, in the order registered."""
     return [link for provider in _page_actions for link in provider(shipment, user)]
+
+
+# --- the shipments list's "needs" filter ------------------------------------------------------
+# The dashboards' tiles link to the shipments list filtered to exactly what they count
+# (`?needs=stale_check`, …). Some of those conditions are known only to higher apps (a stale
+# compliance answer, documents not issued); each registers, for its key of `NEEDS`, a callable
+# `condition(user) -> Q` on Shipment that its tile counts with too, so the tile's number is the
+# list's number by construction.
+
+# The keys the list accepts (declared here so the filter and the API schema know them all).
+NEEDS = {
+    "compliance_hold": "On compliance hold",
+    "stale_check": "Compliance answer stale",
+    "awaiting_documents": "Waiting for documents",
+    "ready_to_book": "Ready to book",
+    "milestones": "Milestones to report",
+}
+Condition = Callable[[Any], Any]
+_needs: dict[str, Condition] = {}
+
+
+def need_condition(key: str, condition: Condition) -> None:
+    """Register `condition(user) -> Q` for the list's `needs=<key>` (the last registration wins)."""
+    if key not in NEEDS:
+        raise KeyError(f"Unknown shipments list condition {key!r}")
+    _needs[key] = condition
+
+
+def need_q(key: str, user: Any):
+    """The Q of `needs=<key>` for `user`, or None when no app registered one (nothing matches)."""
+    condition = _needs.get(key)
+    return condition(user) if condition is not None else None

@@ -21,7 +21,7 @@ from .checks import approval_problems, compliance_check_run, compliance_check_st
 from .classification import current_classification, part_classify, part_figures
 from .countries import active_country_data, country_data_load, country_data_load_default
 from .fingerprint import shipment_fingerprint
-from .licences import licence_expire, licence_save, remaining
+from .licences import licence_expire, licence_save, remaining, running_low
 from .requirements import (
     import_requirement_delete,
     import_requirement_save,
@@ -80,6 +80,7 @@ __all__ = [
     "part_certification_save",
     "part_figures",
     "remaining",
+    "running_low",
     "rescreen_all",
     "review_queue",
     "screening_list_import",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import DecimalField, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from ..models import Licence, LicenceDrawdown
 from .inputs import InputsChanged, inputs_changed
@@ -73,6 +76,42 @@ def licence_expire(*, licence: Licence, reason: str, actor=None) -> Licence:
     )
     record(licence, action="update", message=f"Ended early: {reason}", actor=actor)
     return licence
+
+
+# A licence runs low when a fifth or less of its quantity or value is left, or when it ends within
+# this many days: time to apply for the next one before shipments wait for it.
+LOW_SHARE_LEFT = (1, 5)
+LOW_DAYS_LEFT = 30
+
+
+def running_low(licences: QuerySet[Licence], *, today: dt.date | None = None) -> QuerySet[Licence]:
+    """The licences of `licences` still in force that run low on quantity, value or time (see
+    `LOW_SHARE_LEFT`, `LOW_DAYS_LEFT`): what the licence list's `running_low` filter shows and the
+    compliance officer's dashboard counts."""
+    today = today or timezone.localdate()
+    in_force = LicenceDrawdown.objects.filter(licence=OuterRef("pk"), released_at__isnull=True).values(
+        "licence"
+    )
+    used_quantity = Coalesce(
+        Subquery(in_force.annotate(s=Sum("quantity")).values("s"), output_field=IntegerField()), Value(0)
+    )
+    money = DecimalField(max_digits=20, decimal_places=2)
+    used_value = Coalesce(
+        Subquery(in_force.annotate(s=Sum("value")).values("s"), output_field=money),
+        Value(Decimal("0")),
+        output_field=money,
+    )
+    part, whole = LOW_SHARE_LEFT
+    # left ≤ part/whole of permitted  ⇔  used × whole ≥ permitted × (whole − part), in whole numbers.
+    return (
+        licences.filter(expires_on__gte=today)
+        .alias(_used_quantity=used_quantity * whole, _used_value=used_value * whole)
+        .filter(
+            Q(_used_quantity__gte=F("permitted_quantity") * (whole - part))
+            | Q(_used_value__gte=F("permitted_value") * (whole - part))
+            | Q(expires_on__lte=today + dt.timedelta(days=LOW_DAYS_LEFT))
+        )
+    )
 
 
 def remaining(licences: list[Licence], *, exclude_shipment=None) -> dict[int, tuple[int, Decimal]]:

@@ -35,11 +35,13 @@ from .record_parties import (
     record_party_queryset,
 )
 from .shipments import (
+    OPEN_Q,
     detail_lines,
     detail_lines_queryset,
     is_late,
     late_q,
     leg_line_numbers,
+    need_counts,
     planned_destination_arrival,
     shipment_detail_queryset,
     shipment_refresh_eta,
@@ -67,7 +69,9 @@ __all__ = [
     "landed_cost_for_plan",
     "landed_cost_for_route",
     "lane_rates",
+    "OPEN_Q",
     "late_q",
+    "need_counts",
     "leg_line_numbers",
     "line_export_countries",
     "line_exporter_ids",

@@ -24,6 +24,16 @@ from ..models import (
 )
 from .parties import parties_queryset
 
+# Still under way: neither delivered nor cancelled.
+OPEN_Q = ~Q(status__in=[ShipmentStatus.DELIVERED, ShipmentStatus.CANCELLED])
+
+
+def need_counts(queryset, conditions: dict[str, Q]) -> dict[str, int]:
+    """How many rows of `queryset` meet each condition, in one query (the dashboards' tiles)."""
+    if not conditions:
+        return {}
+    return queryset.aggregate(**{key: Count("pk", filter=q) for key, q in conditions.items()})
+
 
 def late_q(today: dt.date | None = None) -> Q:
     """Shipments that will miss (or missed) their required date: ETA after it, or no ETA and the

@@ -1,0 +1,16 @@
+"""What the dashboards' tests share: the tiles of a dashboard and the rows of the list a tile
+links to."""
+
+
+def tiles(page) -> dict[str, object]:
+    return {tile.label: tile for tile in page.context["tiles"]}
+
+
+def rows_behind(client, tile) -> int:
+    """How many objects the page a tile links to lists (every page of it)."""
+    page = client.get(tile.url)
+    assert page.status_code == 200, tile.url
+    if tile.url.endswith("#hits"):  # the review queue's hits section
+        return len(page.context["hits"])
+    assert not page.context["filter_errors"], page.context["filter_errors"]
+    return page.context["page_obj"].paginator.count
