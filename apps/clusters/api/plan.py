@@ -33,7 +33,14 @@ from ..services import own_or_rent, shipment_plan
 from . import plan_schema as schema
 
 TAG = "Clusters"
-OWN_OR_RENT_PARAMS = {"gpu_hour_price": None, "support_rate": None, "months": None, "utilisation": None}
+OWN_OR_RENT_PARAMS = {
+    "gpu_hour_price": None,
+    "support_rate": None,
+    "months": None,
+    "utilisation": None,
+    "input_tax_credit": None,
+    "credit_month": None,
+}
 
 
 def design_for(request, pk: int, action: str = VIEW) -> ClusterDesign:
@@ -91,6 +98,22 @@ class OwnOrRentQuerySerializer(serializers.Serializer):
         required=False,
         default=own_or_rent.DEFAULT_UTILISATION,
         help_text="Percent of the owned GPU-hours that would be rented (100: all of them).",
+    )
+    input_tax_credit = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Claim the import VAT/GST (India: IGST) back as input-tax credit: a timing cost, not a "
+        "sunk cost. Default: claimed where the buyer (the design's customer) holds the country's VAT/GST "
+        "registration (India: a GSTIN); asking for it where it does not is refused.",
+    )
+    credit_month = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=600,
+        help_text="The month the credit comes back (default 1: the next month's return).",
     )
 
     def validate_gpu_hour_price(self, value: Decimal) -> Decimal:
@@ -234,6 +257,20 @@ class OwnOrRentSerializer(serializers.Serializer):
     verdict = serializers.CharField()
     explanation = _texts()
     notes = _texts("What was left out or converted, and why.")
+    input_tax_credit = inline_serializer(
+        "ClusterInputTaxCredit",
+        {
+            "tax": serializers.CharField(help_text="What the country calls its import VAT/GST (IGST)."),
+            "amount": _decimal("Credited back (0.00 when not claimed)."),
+            "claimable": serializers.BooleanField(),
+            "claimed": serializers.BooleanField(),
+            "month": serializers.IntegerField(allow_null=True),
+            "reason": serializers.CharField(),
+            "rule": serializers.CharField(),
+            "source": serializers.CharField(help_text="Where the rule is written."),
+        },
+        allow_null=True,
+    )
     points = CostPointSerializer(many=True, help_text="Months 0 to `months`.")
 
 

@@ -263,6 +263,7 @@ OWN_OR_RENT = {
     "explanation": [
         "Hardware at landed cost, paid in month 0: 1,420,248.00 USD",
         "Power a month = 100 kW IT × 1.2 PUE × 730 h = 87,600 kWh × 0.10 USD/kWh = 8,760.00 USD",
+        "IGST of 216,648.00 USD is not claimed: it stays in the hardware's cost",
         "Support a month = 1,420,248.00 × 12 % a year / 12 = 14,202.48 USD",
         "Owning costs 22,962.48 USD a month to run",
         "Renting a month = 512 GPUs × 730 h × 100 % utilisation = 373,760 GPU-hours × 2 USD = 747,520.00 USD",
@@ -274,6 +275,18 @@ OWN_OR_RENT = {
         "cost is goods, insurance, duty and taxes only.",
         "Electricity 8.45 INR/kWh at 1 USD = 84.5 INR (2026-11-01) = 0.1 USD/kWh.",
     ],
+    "input_tax_credit": {
+        "tax": "IGST",
+        "amount": "0.00",
+        "claimable": False,
+        "claimed": False,
+        "month": None,
+        "reason": "Chennai AI Compute Pvt. Ltd. holds no GSTIN in IN: the IGST is a cost it cannot "
+        "claim back.",
+        "rule": "IGST paid on imported goods is input tax: a GST-registered importer that uses the goods "
+        "in the course or furtherance of its business takes it as credit on the bill of entry …",
+        "source": "Customs Tariff Act 1975 s. 3(7) with IGST Act 2017 s. 5(1) proviso …",
+    },
     "points": [
         {"month": m, "own": own, "rent": rent} for m, (own, rent) in enumerate(zip(_OWN, _RENT, strict=True))
     ],

@@ -7,6 +7,12 @@ VAT/GST (India: IGST), the levy on duty (India: Social Welfare Surcharge), broke
 its valuation rules, and the freight of the shipment plan where every proposal is priced (else no
 freight, and the answer says so). Power is the latest sizing's IT load at the design's PUE and
 electricity price, converted into the hardware's currency with the dated exchange rates.
+
+Input-tax credit: the buyer (the design's customer) can claim the import VAT/GST back where it
+holds the country's VAT/GST registration (India: a GSTIN; `economics.INPUT_TAX_RULES` names the
+rule and its source). Then the comparison credits it by default, in `credit_month` (1: the next
+month's return); the planner may leave it out, and claiming it for a buyer that cannot is refused
+naming the field.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.accounts.models import Registration
 from apps.shipments.engines import landed_cost as landed_cost_engine
 from apps.shipments.models import DestinationTax, ExchangeRate, TariffRate
 
@@ -31,6 +38,18 @@ from .shipment_plan import plan_for
 DEFAULT_SUPPORT_RATE = Decimal("10")
 DEFAULT_MONTHS = 60
 DEFAULT_UTILISATION = Decimal("100")
+DEFAULT_CREDIT_MONTH = 1
+
+
+@dataclass(frozen=True)
+class InputTaxCredit:
+    """Whether the buyer can claim the import VAT/GST back, whether the comparison does, and why."""
+
+    claimable: bool
+    claimed: bool
+    month: int | None
+    reason: str
+    rule: economics.InputTaxRule
 
 
 @dataclass(frozen=True)
@@ -41,6 +60,33 @@ class OwnOrRentAnswer:
     it_kw: Decimal
     electricity_price: Decimal
     notes: tuple[str, ...]
+    input_tax: InputTaxCredit | None = None
+
+
+def input_tax_claimable(design: ClusterDesign) -> tuple[bool, str, economics.InputTaxRule]:
+    """Whether the design's buyer (its customer) can claim import VAT/GST in the site's country:
+    it holds the registration the rule asks for there (India: a GSTIN), valid today."""
+    country = design.site.country
+    rule = economics.input_tax_rule(country)
+    buyer = design.customer
+    today = timezone.localdate()
+    registered = (
+        Registration.objects.filter(organisation_id=buyer.pk, scheme=rule.registration, country=country)
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gte=today))
+        .exists()
+    )
+    if registered:
+        return (
+            True,
+            f"{buyer} holds a {rule.registration_name} in {country}: it can claim the {rule.tax}.",
+            rule,
+        )
+    return (
+        False,
+        f"{buyer} holds no {rule.registration_name} in {country}: the {rule.tax} is a cost it "
+        "cannot claim back.",
+        rule,
+    )
 
 
 def _exchange_rates(currency: str, foreign: set[str], on: dt.date) -> list[landed_cost_engine.ExchangeRate]:
@@ -168,10 +214,19 @@ def own_or_rent_for(
     support_rate: Decimal = DEFAULT_SUPPORT_RATE,
     months: int = DEFAULT_MONTHS,
     utilisation: Decimal = DEFAULT_UTILISATION,
+    input_tax_credit: bool | None = None,
+    credit_month: int | None = None,
     today: dt.date | None = None,
 ) -> OwnOrRentAnswer:
     """Own (landed hardware, power, support) against rent (the same GPU-hours) for the design's
-    current bill of materials. The price per GPU-hour is in the hardware's currency."""
+    current bill of materials. The price per GPU-hour is in the hardware's currency.
+    `input_tax_credit`: claim the import VAT/GST back (None: when the buyer can), credited in
+    `credit_month` (default the next month)."""
+    claimable, reason, rule = input_tax_claimable(design)
+    claimed = claimable if input_tax_credit is None else bool(input_tax_credit)
+    if claimed and not claimable:
+        raise ValidationError({"input_tax_credit": reason})
+    month = (DEFAULT_CREDIT_MONTH if credit_month is None else credit_month) if claimed else None
     bom = bom_current(design)
     if bom is None:
         raise ValidationError({"bom": "The design has no bill of materials yet: size it and make one first."})
@@ -218,12 +273,22 @@ def own_or_rent_for(
                 gpu_hour_price=gpu_hour_price,
                 utilisation=utilisation,
                 months=months,
+                import_tax=landed.vat,
+                input_tax_credit_month=month,
+                import_tax_name=rule.tax,
             )
         )
     except economics.EconomicsError as error:
-        raise ValidationError({error.field: error.message}) from None
+        field = "credit_month" if error.field == "input_tax_credit_month" else error.field
+        raise ValidationError({field: error.message}) from None
     return OwnOrRentAnswer(
-        result=result, landed=landed, bom=bom, it_kw=it_kw, electricity_price=price, notes=tuple(notes)
+        result=result,
+        landed=landed,
+        bom=bom,
+        it_kw=it_kw,
+        electricity_price=price,
+        notes=tuple(notes),
+        input_tax=InputTaxCredit(claimable=claimable, claimed=claimed, month=month, reason=reason, rule=rule),
     )
 
 
@@ -259,5 +324,17 @@ def answer_as_dict(answer: OwnOrRentAnswer) -> dict:
         "verdict": r.verdict,
         "explanation": list(r.explanation),
         "notes": list(answer.notes),
+        "input_tax_credit": {
+            "tax": tax.rule.tax,
+            "amount": str(r.input_tax_credit),
+            "claimable": tax.claimable,
+            "claimed": tax.claimed,
+            "month": tax.month,
+            "reason": tax.reason,
+            "rule": tax.rule.rule,
+            "source": tax.rule.source,
+        }
+        if (tax := answer.input_tax) is not None
+        else None,
         "points": [{"month": p.month, "own": str(p.own), "rent": str(p.rent)} for p in r.points],
     }

@@ -179,6 +179,20 @@ class OwnOrRentForm(forms.Form):
         required=False,
         help_text="The share of the owned GPU-hours you would rent.",
     )
+    input_tax_credit = forms.BooleanField(
+        label="Claim the import VAT/GST back as input-tax credit",
+        required=False,
+        help_text="Where the buyer is registered for it: then the import tax is paid and credited back, "
+        "a timing cost, not a sunk cost.",
+    )
+    credit_month = forms.IntegerField(
+        label="Credited in month",
+        initial=own_or_rent.DEFAULT_CREDIT_MONTH,
+        required=False,
+        min_value=0,
+        max_value=600,
+        help_text="1: set against the next month's output tax.",
+    )
 
     def clean_gpu_hour_price(self) -> Decimal:
         value = self.cleaned_data["gpu_hour_price"]
@@ -214,13 +228,32 @@ class OwnOrRentForm(forms.Form):
 
 
 def own_or_rent_context(request, design: ClusterDesign, data=None) -> tuple[dict, int]:
-    """The panel's form and, once a price is given, the answer and its chart; the HTTP status."""
-    form = OwnOrRentForm(data, prefix="oor") if data else OwnOrRentForm(prefix="oor")
-    context = {"design": design, "form": form, "answer": None, "chart": None, "errors": []}
+    """The panel's form and, once a price is given, the answer and its chart; the HTTP status.
+    The input-tax credit is offered ticked where the buyer can claim it, and not offered where it
+    cannot (the panel says why)."""
+    claimable, reason, rule = own_or_rent.input_tax_claimable(design)
+    form = (
+        OwnOrRentForm(data, prefix="oor")
+        if data
+        else OwnOrRentForm(prefix="oor", initial={"input_tax_credit": claimable})
+    )
+    form.fields["input_tax_credit"].label = f"Claim the {rule.tax} back as input-tax credit"
+    if not claimable:
+        del form.fields["input_tax_credit"], form.fields["credit_month"]
+    context = {
+        "design": design,
+        "form": form,
+        "answer": None,
+        "chart": None,
+        "errors": [],
+        "input_tax": {"claimable": claimable, "reason": reason, "rule": rule},
+    }
     status = 200
     if data and form.is_valid():
+        fields = dict(form.cleaned_data)
+        fields.setdefault("input_tax_credit", False)
         try:
-            answer = own_or_rent.own_or_rent_for(design, **form.cleaned_data)
+            answer = own_or_rent.own_or_rent_for(design, **fields)
         except ValidationError as error:
             context["errors"] = _messages(error)
             status = 400
