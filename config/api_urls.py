@@ -9,9 +9,11 @@ from apps.clusters.api import designs as clusters
 from apps.clusters.api import plan as cluster_plan
 from apps.clusters.api import summary as cluster_summary
 from apps.compliance.api import views as compliance
+from apps.core.views_search import SearchApiView
 from apps.documents.api import views as documents
 from apps.shipments.api import views as shipments
 from apps.warehouse.api import receipts as warehouse_notices
+from apps.warehouse.api.expected import ExpectedViewSet
 from apps.warehouse.api import stock as warehouse
 from apps.warehouse.api.imports import SerialImportViewSet
 
@@ -68,6 +70,7 @@ router.register(
 )
 router.register("stock/discrepancies", warehouse_notices.DiscrepancyViewSet, basename="stock-discrepancy")
 router.register("stock/packs", warehouse_notices.PackViewSet, basename="stock-pack")
+router.register("stock/expected", ExpectedViewSet, basename="stock-expected")
 
 
 def _nested(prefix: str, viewset, basename: str) -> list:
@@ -86,6 +89,7 @@ def _nested(prefix: str, viewset, basename: str) -> list:
 
 urlpatterns = [
     path("me/", accounts.MeView.as_view(), name="me"),
+    path("search/", SearchApiView.as_view(), name="search"),
     path("determinations/", compliance.DeterminationView.as_view(), name="determination"),
     path("countries/<str:code>/", compliance.CountryView.as_view(), name="country"),
     path("tasks/<str:task_id>/", compliance.TaskStatusView.as_view(), name="task"),

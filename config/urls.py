@@ -7,6 +7,7 @@ from apps.core.api_docs import CachedSchemaView
 from apps.core.dashboard import DashboardView
 from apps.core.pickers import pick
 from apps.core.views_health import health
+from apps.core.views_search import SearchView
 
 admin.site.site_header = "Rackpass administration"
 admin.site.site_title = "Rackpass admin"
@@ -23,6 +24,8 @@ urlpatterns = [
     path("stock/", include("apps.warehouse.urls")),
     path("clusters/", include("apps.clusters.urls")),
     path("exports/", include("apps.core.urls")),
+    # One search over everything the user may see (apps/core/global_search.py).
+    path("search/", SearchView.as_view(), name="search"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     # Generated once per process (apps/core/api_docs.py), then served from memory.

@@ -299,6 +299,11 @@ SPECTACULAR_SETTINGS = {
     "TAGS": [
         {"name": "Account", "description": "Who you are (`/me/`) and your API tokens."},
         {
+            "name": "Search",
+            "description": "One search over what you may see: shipments by reference, PO, AWB / B/L, "
+            "container, party or Incoterm place; serials; parts; documents; licences; cluster designs.",
+        },
+        {
             "name": "Organisations",
             "description": "Suppliers, customers, forwarders and brokers: their registrations (IEC, "
             "GSTIN, EORI …), contacts and signatories, and the connections between them.",

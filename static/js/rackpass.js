@@ -104,6 +104,32 @@
     });
   }
 
+  // One search (templates/base.html): "/" anywhere outside a field goes to the header's search box;
+  // on the results page the arrow keys move from the box through the results, best first.
+  function setupSearchKeys() {
+    document.addEventListener("keydown", function (event) {
+      var target = event.target;
+      var typing = target.closest && target.closest("input, textarea, select, [contenteditable]");
+      if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        var box = document.getElementById("header-search");
+        if (box) {
+          event.preventDefault();
+          box.focus();
+        }
+        return;
+      }
+      if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+      var links = Array.prototype.slice.call(document.querySelectorAll(".search-hits a"));
+      if (!links.length) return;
+      var at = links.indexOf(target);
+      if (at < 0 && target.id !== "search-q") return;
+      event.preventDefault();
+      var next = event.key === "ArrowDown" ? at + 1 : at - 1;
+      if (next < 0) document.getElementById("search-q").focus();
+      else if (next < links.length) links[next].focus();
+    });
+  }
+
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
@@ -114,6 +140,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     setupMenu();
+    setupSearchKeys();
     wrapTables(document);
     setupPickers(document);
   });
