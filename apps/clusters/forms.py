@@ -84,7 +84,6 @@ FIELDSET_OF = {name: key for key, _, names in FIELDSETS for name in names}
 # The trade's abbreviations spelled out where a planner reads them (the model keeps its short
 # names, so the API's field names do not change).
 LABELS = {
-    "customer": "Customer (whose cluster it is)",
     "su_systems": "Systems per scalable unit (SU)",
     "compute_node_optic": "Compute transceiver, node side",
     "compute_switch_optic": "Compute transceiver, switch side",
@@ -101,10 +100,12 @@ LABELS = {
     "pue": "PUE (power usage effectiveness)",
     "cdu": "CDU (coolant distribution unit)",
     "cdu_redundancy": "Spare CDUs",
-    "gpu_mtbf_hours": "Per-GPU MTBF (mean time between failures, hours)",
 }
 HELP_TEXTS = {
-    "customer": "The organisation the cluster is for. Choose it: it reads the design and its plan.",
+    "customer": "Whose cluster it is: the end user the equipment is for (it reads the design). Choose it: "
+    "it is never assumed.",
+    "gpu_mtbf_hours": "Mean time between failures of one GPU, in hours. Or give a measured cluster "
+    "interruption rate instead.",
     "inband_switch": "The management network that carries the nodes' own traffic (SSH, monitoring, "
     "provisioning): 100/200 GbE per node.",
     "oob_switch": "The separate 1 GbE network to every BMC, switch and PDU, which works when the "

@@ -116,7 +116,7 @@ def test_a_design_without_a_customer_is_refused_naming_the_field(browser_as, coo
     response = browser_as(coordinator).post(reverse("clusters:design-create"), data)
     assert response.status_code == 200  # the form again, not saved
     page = response.content.decode()
-    assert '<a href="#id_customer">Customer (whose cluster it is)</a>: This field is required.' in page
+    assert '<a href="#id_customer">Customer</a>: This field is required.' in page
 
 
 def test_a_template_fills_the_form_but_not_the_customer_or_site(browser_as, coordinator, catalogue, dc):

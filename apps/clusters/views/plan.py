@@ -89,7 +89,7 @@ def plan_context(request, design: ClusterDesign, **extra) -> dict:
                 # is shown unticked, with why.
                 _, blocked = shipment_plan.origin_sites(plan.proposals, request.user)
                 context["blocked"] = {key: " ".join(found) for key, found in blocked.items()}
-            # A proposal made already is shown with its drafts, unticked: asking again makes none.
+            # A proposal made already is shown with its drafts; asking again makes none, and says so.
             made_by_key = shipment_plan.drafts_by_proposal(bom, reader=request.user)
             context["rows"] = [
                 (p, context["blocked"].get(p.key, ""), made_by_key.get(p.key, [])) for p in plan.proposals
