@@ -520,6 +520,7 @@ def _shipments() -> int:
             "destination": _s("Chennai AI Compute — Siruseri DC1"),
             "incoterm": "DAP",
             "incoterm_place": "Siruseri DC1, Chennai",
+            "buyer_order_reference": "CAIC-PO-2026-0117",
             "mode": "multimodal",
             "ready_date": today - dt.timedelta(days=12),
             "required_by": today + dt.timedelta(days=4),
