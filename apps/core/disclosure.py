@@ -13,8 +13,11 @@ licence use) nor the internal state changes (screening hits, block lifts). See d
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q, QuerySet
 
 STAFF_LABEL = "Rackpass staff"
@@ -85,8 +88,91 @@ def events_for(viewer, events: QuerySet, limit: int | None = 100) -> list:
     rows = history_queryset(viewer, events)
     if limit is not None:
         rows = rows[:limit]
-    return [mask_event(event, viewer) for event in rows]
+    return name_related([mask_event(event, viewer) for event in rows], viewer)
 
 
 def mask_events(viewer, events: Iterable) -> list:
     return [mask_event(event, viewer) for event in events]
+
+
+# --- the objects a change points at, by name ----------------------------------------------------
+# The log stores a foreign key's value as it was (`"origin": [18, 21]`): the id, which outlives a
+# rename and needs no join when written. For people, a trail shows "Origin: Siruseri DC1 →
+# Singapore hub" instead, each a link to the object's page. `name_related` looks the ids of a page
+# of events up in one query per related model (not per row) and leaves on each event a
+# `related_names` map, which the trail's `audit_choice` tag reads:
+# `{field name: {stored id (as text): (label, url or "")}}`. Only what the viewer may see is
+# named: a model scoped by organisation is read through `visible_to(viewer)`, so another
+# organisation's site a partner may not read stays unnamed (`HIDDEN`), and a person is named by
+# `person_label`.
+HIDDEN = "not visible to you"
+
+
+def _relations(model) -> dict[str, type]:
+    """The model's foreign keys (and one-to-ones) by field name → the model they point at."""
+    return {
+        field.name: field.related_model
+        for field in model._meta.concrete_fields
+        if field.is_relation and (field.many_to_one or field.one_to_one) and field.related_model is not None
+    }
+
+
+def _ids(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v is not None and v != ""]
+    return [str(value)]
+
+
+def name_related(events: Iterable, viewer) -> list:
+    """Attach `related_names` to each event (see above); returns the events."""
+    events = list(events)
+    wanted: dict[type, set[str]] = defaultdict(set)
+    fields_of: dict[int, dict[str, type]] = {}
+    for event in events:
+        content_type_id = getattr(event, "content_type_id", None)
+        model = ContentType.objects.get_for_id(content_type_id).model_class() if content_type_id else None
+        relations = fields_of.setdefault(id(event), _relations(model) if model is not None else {})
+        for name, pair in (event.changes or {}).items():
+            related = relations.get(name)
+            if related is None:
+                continue
+            for value in pair if isinstance(pair, (list, tuple)) else [pair]:
+                wanted[related].update(_ids(value))
+    found: dict[type, dict[str, tuple[str, str]]] = {}
+    user_model = get_user_model()
+    for related, ids in wanted.items():
+        numeric = [i for i in ids if i.lstrip("-").isdigit()]
+        if not numeric:
+            found[related] = {}
+            continue
+        if related is user_model:
+            rows = user_model.objects.select_related("organisation").filter(pk__in=numeric)
+            found[related] = {str(u.pk): (person_label(u, viewer), "") for u in rows}
+            continue
+        queryset = related._default_manager.all()
+        if hasattr(queryset, "visible_to"):
+            queryset = queryset.visible_to(viewer)
+        found[related] = {
+            str(obj.pk): (str(obj), obj.get_absolute_url() if hasattr(obj, "get_absolute_url") else "")
+            for obj in queryset.filter(pk__in=numeric)
+        }
+    for event in events:
+        relations = fields_of[id(event)]
+        names = {}
+        for name in event.changes or {}:
+            related = relations.get(name)
+            if related is not None:
+                names[name] = found.get(related, {})
+        event.related_names = names
+    return events
+
+
+def related_label(event, name: str, value) -> tuple[str, str] | None:
+    """(label, url) for a foreign key's stored `value` on `event`, `(HIDDEN, "")` for an object
+    the viewer may not see (or that is gone), None when `name` is not a foreign key."""
+    names = getattr(event, "related_names", None) or {}
+    if name not in names:
+        return None
+    return names[name].get(str(value), (HIDDEN, ""))

@@ -81,11 +81,13 @@ def test_detail_page_add_line_errors_and_success(
 
 def test_refused_transition_shows_the_reasons(coordinator, browser_as, make_shipment):
     shipment = make_shipment()
-    response = browser_as(coordinator).post(
-        f"/shipments/{shipment.reference}/transition/", {"to": "compliance_review"}
-    )
-    assert response.status_code == 409
-    assert "The shipment has no lines." in response.content.decode()
+    client = browser_as(coordinator)
+    response = client.post(f"/shipments/{shipment.reference}/transition/", {"to": "compliance_review"})
+    # Post, redirect, get: the refusal stays on the shipment's page and a reload does not post again.
+    assert response.status_code == 302 and response.url == shipment.get_absolute_url()
+    page = client.get(response.url).content.decode()
+    assert "The shipment has no lines." in page and "cannot move to compliance review" in page
+    assert "The shipment has no lines." not in client.get(response.url).content.decode()  # said once
 
 
 def test_package_leg_event_and_freight_panel(

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.audit import record
+from apps.core.audit import audit_context, current_context, record
 from apps.core.jsonable import jsonable
 from apps.core.tasks_outbox import enqueue_on_commit
 from apps.shipments import selectors as shipment_selectors
@@ -451,6 +452,13 @@ def _hold_text(check: ComplianceCheck) -> str:
     return f"{check.summary} {'; '.join(texts)}"[:500]
 
 
+# The moves a passing check makes that loosen control, and who may make them by hand.
+LOOSENING = {
+    ShipmentStatus.APPROVED: "shipments.approve",
+    "release": "shipments.release_compliance_hold",
+}
+
+
 def apply_to_shipment(shipment: Shipment, check: ComplianceCheck, actor: User | None) -> None:
     """Move the shipment to where the check's answer puts it.
 
@@ -460,14 +468,22 @@ def apply_to_shipment(shipment: Shipment, check: ComplianceCheck, actor: User | 
     from apps.shipments.services import TransitionRefused, shipment_transition
 
     def move(target: str, reason: str, hold_kind: str = "") -> None:
-        shipment_transition(
-            shipment=shipment,
-            target=target,
-            actor=actor,
-            reason=reason,
-            hold_kind=hold_kind,
-            check_capability=False,
-        )
+        # Approving and releasing are credited to the person who ran the check only when that
+        # person may approve (a compliance officer). A check that started on submission approves
+        # as the check itself, not as the coordinator who submitted: nobody is named, whatever
+        # user the background task runs for.
+        credited = actor
+        if target in LOOSENING and (actor is None or not actor.can(LOOSENING[target])):
+            credited = None
+        with audit_context(channel=current_context().channel) if credited is None else nullcontext():
+            shipment_transition(
+                shipment=shipment,
+                target=target,
+                actor=credited,
+                reason=reason,
+                hold_kind=hold_kind,
+                check_capability=False,
+            )
         shipment.refresh_from_db(fields=["status", "hold_kind", "held_from"])
 
     shipment.refresh_from_db(fields=["status", "hold_kind", "held_from"])

@@ -16,7 +16,10 @@ from django import template
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
+from django.utils.html import format_html
 from django.utils.text import capfirst
+
+from apps.core.disclosure import related_label
 
 register = template.Library()
 
@@ -167,6 +170,12 @@ def audit_choice(event, name: str, value) -> str:
     """A changed value shown with its choice label when the field has choices."""
     if value is None:
         return "—"
+    # A foreign key: the object's name, linked to its page (ids looked up once per page of events
+    # by disclosure.name_related), not its id.
+    named = related_label(event, name, value)
+    if named is not None:
+        label, url = named
+        return format_html('<a href="{}">{}</a>', url, label) if url else label
     field = _audit_model_field(event, name)
     if field is not None and getattr(field, "flatchoices", None):
         labels = _choices(field)

@@ -19,7 +19,7 @@ from .. import hooks, readiness, selectors, services
 from ..engines import workflow
 from ..forms import AmendForm, TransitionForm
 from ..models import ShipmentStatus
-from .detail import get_shipment, render_shipment
+from .detail import get_shipment
 
 
 class TransitionView(CapabilityRequiredMixin, View):
@@ -42,12 +42,12 @@ class TransitionView(CapabilityRequiredMixin, View):
         except services.TransitionForbidden as exc:
             raise PermissionDenied(exc.message) from exc  # the styled 403 page, as any page's
         except services.TransitionRefused as exc:
-            return render_shipment(
-                request,
-                reference,
-                status=409,
-                transition_errors={"message": exc.message, "reasons": exc.reasons},
-            )
+            # Back to the shipment's page with why (post, redirect, get): reloading it shows the
+            # page, it does not post the refused move again.
+            messages.error(request, exc.message, extra_tags="transition-refused")
+            for why in exc.reasons or []:
+                messages.error(request, why, extra_tags="transition-refused")
+            return HttpResponseRedirect(shipment.get_absolute_url())
 
         def after_commit():
             # The status once the request's transaction committed and the work it queued on commit
