@@ -608,7 +608,9 @@ def _shipments() -> int:
             shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
         )
         now = timezone.now()
-        with audit_context(channel="api", actor=forwarder):
+        # The loader posts the forwarder's milestones for it: recorded as the forwarder's, through
+        # a command ("system"), so they are not shown as anybody's activity.
+        with audit_context(channel="system", actor=forwarder):
             services.event_record(
                 shipment=shipment,
                 actor=forwarder,
@@ -619,7 +621,7 @@ def _shipments() -> int:
             )
         for prepare in _at_hub:  # each receipt records its leg's arrival at the hub
             shipment = prepare(shipment, coordinator)
-        with audit_context(channel="api", actor=forwarder):
+        with audit_context(channel="system", actor=forwarder):
             if not _at_hub:
                 services.event_record(
                     shipment=shipment,
