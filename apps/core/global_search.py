@@ -33,7 +33,6 @@ from .validators import search_terms_problem
 
 MIN_QUERY_LENGTH = 2  # one letter would match most of every table
 PER_KIND = 8  # hits per kind on the page and in the API: enough to choose from at a glance
-TRIGRAM_THRESHOLD = 0.3  # pg_trgm's own default for `%`
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,7 @@ def _all_terms_in(query: SearchQuery, fields: Sequence[str]) -> Q:
 
 def matches(query: SearchQuery, fields: Sequence[str], *, fuzzy: Sequence[str] = ()) -> Q:
     """Every term in one of `fields`; on PostgreSQL also a `fuzzy` field trigram-similar to the
-    whole text (pg_trgm's `%`, which its GIN indexes serve)."""
+    whole text (pg_trgm's `%`; name columns are small enough to go without a trigram index)."""
     condition = _all_terms_in(query, fields)
     if fuzzy and on_postgresql():
         from django.contrib.postgres.lookups import TrigramSimilar
