@@ -96,10 +96,10 @@ LABELS = {
     "rack_units": "Usable rack units (U)",
     "pdu": "Rack PDU (power distribution unit)",
     "pdus_per_rack": "PDUs per rack",
-    "pdu_redundancy": "Spare PDUs per rack",
+    "pdu_redundancy": "PDU redundancy (spares in each rack)",
     "pue": "PUE (power usage effectiveness)",
     "cdu": "CDU (coolant distribution unit)",
-    "cdu_redundancy": "Spare CDUs",
+    "cdu_redundancy": "CDU redundancy (spares)",
 }
 HELP_TEXTS = {
     "customer": "Whose cluster it is: the end user the equipment is for (it reads the design). Choose it: "
