@@ -21,11 +21,13 @@ from .models import (
     LineSerial,
     Package,
     PackageItem,
+    PackageType,
     PartyRole,
     Shipment,
     ShipmentLine,
     Site,
 )
+from .services.packages import PACKAGE_TARE_KG, package_suggestion
 
 
 class ShipmentForm(ScopedChoicesFormMixin, forms.ModelForm):
@@ -182,10 +184,12 @@ class PackageForm(forms.ModelForm):
         ):
             serials.setdefault(line_id, []).append(serial)
         listed = 0
+        line_left: list[tuple[int, int]] = []
         for pk, number, quantity, part_number in lines:
             left = quantity - packed.get(pk, 0)
             if left <= 0:
                 continue
+            line_left.append((pk, left))
             self.remaining[number] = left
             self.unpacked[number] = serials.get(pk, [])
             if listed >= PICKED_LINES:
@@ -207,6 +211,18 @@ class PackageForm(forms.ModelForm):
                     label=f"Serials of line {number}",
                 )
         self.order_fields(["pack_remaining", *[n for n in self.fields if n.startswith(("qty_", "serials_"))]])
+        if not self.is_bound and line_left:
+            self._suggest(line_left)
+
+    def _suggest(self, line_left: list[tuple[int, int]]) -> None:
+        """Pre-fill weight and size from the catalogue for everything still unpacked (a crate): the
+        packer weighs, measures and corrects; the service refuses a gross below the contents."""
+        suggested = package_suggestion(line_left, PackageType.CRATE)
+        self.initial = {"package_type": PackageType.CRATE, **suggested, **self.initial}
+        self.fields["gross_kg"].help_text = (
+            f"Suggested: the catalogue weight of everything unpacked, {suggested['net_kg']} kg, plus "
+            f"{PACKAGE_TARE_KG[PackageType.CRATE]} kg for a crate. At least the contents' weight."
+        )
 
     class Meta:
         model = Package
@@ -236,6 +252,9 @@ class PackageForm(forms.ModelForm):
                 items[int(name[4:])] = items.get(int(name[4:]), 0) + value
             elif name.startswith("serials_") and value:
                 picked += [s for s in value if s not in picked]
+                # Ticking serials counts them: no quantity to type as well.
+                if not cleaned.get(f"qty_{name[8:]}"):
+                    items[int(name[8:])] = items.get(int(name[8:]), 0) + len(value)
         if not items and not self.errors:
             raise forms.ValidationError(
                 "Pick what goes in the package: a quantity of a line, or everything left."

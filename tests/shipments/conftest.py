@@ -192,9 +192,12 @@ def pack_all(shipment, **fields):
                 ],
             )
     serials = [s.serial for line in lines for s in line.serials.all()]
+    # Weighed as a packer would: the contents' catalogue weight plus the crate.
+    weighed = services.package_suggestion([(line, line.quantity) for line in lines], "crate")
+    weights = {"gross_kg": weighed["gross_kg"], "net_kg": weighed["net_kg"]}
     return services.package_add(
         shipment=shipment,
-        fields=crate(**{"marks": "RACK/1", **fields}),
+        fields=crate(**{"marks": "RACK/1", **weights, **fields}),
         items=[(line, line.quantity) for line in lines],
         serials=serials or None,
     )

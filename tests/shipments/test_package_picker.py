@@ -20,7 +20,9 @@ def two_lines(make_shipment, gpu_server, cable):
 
 
 def post(client, shipment, data):
-    return client.post(f"/shipments/{shipment.reference}/packages/", crate() | data)
+    # Weighed: three 130 kg servers and ten cables in a crate.
+    weighed = {"gross_kg": "500", "net_kg": "400"}
+    return client.post(f"/shipments/{shipment.reference}/packages/", crate() | weighed | data)
 
 
 def test_the_form_offers_each_line_left_to_pack_and_its_unpacked_serials(two_lines, coordinator, browser_as):

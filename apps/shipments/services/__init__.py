@@ -14,7 +14,7 @@ from .lines import (
     trade_description,
 )
 from .milestones import event_record
-from .packages import package_add, package_remove
+from .packages import package_add, package_remove, package_suggestion
 from .parties import check_party, party_set
 from .shipments import shipment_create, shipment_update
 from .sites import exchange_rate_save, freight_rate_save, site_create, site_update
@@ -58,6 +58,7 @@ __all__ = [
     "line_update",
     "owner_for",
     "package_add",
+    "package_suggestion",
     "package_remove",
     "party_set",
     "require_draft",
