@@ -137,6 +137,39 @@ def record(
     )
 
 
+def record_created_many(instances: list[models.Model]) -> None:
+    """The create events of rows written by `bulk_create` (which sends no `post_save`): one event
+    per row, as `_on_save` records them, written in one query. The rows have their keys."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from .models import AuditAction, AuditEvent
+
+    if not instances:
+        return
+    ctx = current_context()
+    actor = ctx.resolve_actor()
+    label = _actor_label(actor)
+    content_type = ContentType.objects.get_for_model(instances[0], for_concrete_model=False)
+    events = []
+    for instance in instances:
+        after = snapshot(instance)
+        events.append(
+            AuditEvent(
+                actor=actor,
+                actor_label=label,
+                channel=ctx.channel,
+                remote_addr=ctx.remote_addr,
+                content_type=content_type,
+                object_id=str(instance.pk),
+                object_repr=str(instance)[:300],
+                action=AuditAction.CREATE,
+                changes={k: [None, v] for k, v in after.items() if v not in (None, "")},
+            )
+        )
+        instance._audit_snapshot = after
+    AuditEvent.objects.bulk_create(events)
+
+
 def record_transition(
     instance: models.Model, *, field: str, before: str, after: str, reason: str = "", actor: Any = None
 ) -> Any:

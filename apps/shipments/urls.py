@@ -13,6 +13,7 @@ urlpatterns = [
     path("shipments/<str:reference>/transition/", views.TransitionView.as_view(), name="shipment-transition"),
     path("shipments/<str:reference>/amend/", views.AmendView.as_view(), name="shipment-amend"),
     path("shipments/<str:reference>/lines/", views.LineAddView.as_view(), name="line-add"),
+    path("shipments/<str:reference>/lines/bulk/", views.LinesBulkView.as_view(), name="lines-bulk"),
     path(
         "shipments/<str:reference>/lines/<int:pk>/remove/", views.LineRemoveView.as_view(), name="line-remove"
     ),

@@ -21,6 +21,7 @@ from ..models.shipments import attach_line_counts
 from ..presenters import freight_plan_data
 from . import schema
 from .booking import FreightBookingMixin
+from .lines_bulk import BulkLinesMixin
 from .serializers import (
     AmendSerializer,
     EventSerializer,
@@ -71,6 +72,7 @@ class SiteViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.ModelViewSe
 @schema.shipment_docs
 class ShipmentViewSet(
     FreightBookingMixin,
+    BulkLinesMixin,
     AuditHistoryMixin,
     OrgScopedViewSetMixin,
     mixins.CreateModelMixin,
@@ -94,6 +96,7 @@ class ShipmentViewSet(
         "freight_options": "shipments.view",
         # Found through the reader's scope first (404), then the role is checked (403): booking.py.
         "book_freight_option": "shipments.view",
+        "bulk_lines": "shipments.edit",
         "record_parties": "shipments.view",
     }
 

@@ -36,6 +36,22 @@ def line_add(
     require_draft(shipment, "lines change")
     fields = dict(fields or {})
     _check_line_parties(shipment, fields, actor)
+    fields = line_trade_fields(shipment, part, fields)
+    next_number = (shipment.lines.aggregate(n=Max("line_number"))["n"] or 0) + 1
+    line = validated_save(
+        ShipmentLine(shipment=shipment, part=part, line_number=next_number, quantity=quantity), **fields
+    )
+    if serials:
+        serials_set(line=line, serials=serials)
+    hooks.changed(shipment, f"Line {line.line_number} ({part}) was added.", actor)
+    return line
+
+
+def line_trade_fields(shipment: Shipment, part: Part, fields: dict[str, Any]) -> dict[str, Any]:
+    """The per-line rule of one line and of lines in bulk (`lines_bulk`): the unit value in the
+    shipment's currency (the part's when it is priced in it, else it must be given), and the
+    description, origin and HS code copied from the part unless given. Reads no row."""
+    fields = dict(fields)
     if "unit_value" not in fields or fields["unit_value"] is None:
         if part.currency != shipment.currency:
             raise ValidationError(
@@ -47,24 +63,15 @@ def line_add(
                 }
             )
         fields["unit_value"] = part.unit_value
-    fields.setdefault("description", trade_description(part))
-    fields.setdefault("country_of_origin", part.country_of_origin)
-    fields.setdefault("hs_code", part.hs_code)
-    for key in ("description", "country_of_origin", "hs_code"):
-        if not fields[key]:
-            fields[key] = {
-                "description": trade_description(part),
-                "country_of_origin": part.country_of_origin,
-                "hs_code": part.hs_code,
-            }[key]
-    next_number = (shipment.lines.aggregate(n=Max("line_number"))["n"] or 0) + 1
-    line = validated_save(
-        ShipmentLine(shipment=shipment, part=part, line_number=next_number, quantity=quantity), **fields
-    )
-    if serials:
-        serials_set(line=line, serials=serials)
-    hooks.changed(shipment, f"Line {line.line_number} ({part}) was added.", actor)
-    return line
+    copied = {
+        "description": trade_description(part),
+        "country_of_origin": part.country_of_origin,
+        "hs_code": part.hs_code,
+    }
+    for key, value in copied.items():
+        if not fields.get(key):
+            fields[key] = value
+    return fields
 
 
 LINE_PARTY_ROLES = {"shipper": PartyRole.SHIPPER, "exporter_of_record": PartyRole.EXPORTER_OF_RECORD}
@@ -148,20 +155,7 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
     """Replace a line's serial numbers. At most `quantity` of them, no duplicates, no blanks; each
     is a unit (`catalog.Unit`) that no other live shipment carries (one box, one place)."""
     cleaned = [s.strip() for s in serials]
-    errors = []
-    if not line.part.is_serialised:
-        errors.append(f"{line.part} is not serialised.")
-    if any(not s for s in cleaned):
-        errors.append("Serial numbers may not be blank.")
-    counts = Counter(s.lower() for s in cleaned)  # "qt1" and "QT1" are one box
-    duplicates = sorted({s for s in cleaned if counts[s.lower()] > 1})
-    if duplicates:
-        errors.append(f"Repeated serial numbers: {', '.join(duplicates[:10])}.")
-    if len(cleaned) > line.quantity:
-        errors.append(f"{len(cleaned)} serial numbers for a quantity of {line.quantity}.")
-    errors.extend(
-        f"Serial number {s[:40]!r}: {problem}" for s in cleaned if (problem := text_problem(s, "identifier"))
-    )
+    errors = serial_problems(line.part, cleaned, line.quantity)
     if errors:
         raise ValidationError({"serials": errors})
     units = units_for(part=line.part, serials=cleaned, owner_id=goods_owner_id(line))
@@ -180,6 +174,27 @@ def serials_set(*, line: ShipmentLine, serials: list[str]) -> list[LineSerial]:
         [LineSerial(line=line, unit=unit) for unit in units if unit.pk not in kept]
     )
     return list(line.serials.select_related("unit"))
+
+
+def serial_problems(part: Part, serials: list[str], quantity: int) -> list[str]:
+    """What is wrong with a line's serial numbers on their own (one line's and lines in bulk): a
+    part that is not serialised, blanks, repeats (whatever the case), more serials than units, an
+    invisible character. Whether each box is free is `_refuse_units_elsewhere`'s."""
+    errors = []
+    if not part.is_serialised:
+        errors.append(f"{part} is not serialised.")
+    if any(not s for s in serials):
+        errors.append("Serial numbers may not be blank.")
+    counts = Counter(s.lower() for s in serials)  # "qt1" and "QT1" are one box
+    duplicates = sorted({s for s in serials if counts[s.lower()] > 1})
+    if duplicates:
+        errors.append(f"Repeated serial numbers: {', '.join(duplicates[:10])}.")
+    if len(serials) > quantity:
+        errors.append(f"{len(serials)} serial numbers for a quantity of {quantity}.")
+    errors.extend(
+        f"Serial number {s[:40]!r}: {problem}" for s in serials if (problem := text_problem(s, "identifier"))
+    )
+    return errors
 
 
 # A unit on a shipment that is still under way (or being planned) is not free for another one.

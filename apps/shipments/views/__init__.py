@@ -14,6 +14,7 @@ from .freight import (
 )
 from .legs import LegAddView, LegEditView, LegRemoveView
 from .lines import LineAddView, LineRemoveView
+from .lines_bulk import LinesBulkView
 from .milestones import EventAddView
 from .packages import PackageAddView, PackageRemoveView
 from .shipments import (
@@ -40,6 +41,7 @@ __all__ = [
     "LegRemoveView",
     "LineAddView",
     "LineRemoveView",
+    "LinesBulkView",
     "PackageAddView",
     "PackageRemoveView",
     "ShipmentBulkView",
