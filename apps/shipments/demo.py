@@ -669,7 +669,7 @@ def _shipments() -> int:
             shipment,
             "carton",
             (60, 50, 25),
-            (14, 10),
+            (18, 14.82),  # two 7.41 kg switches and their carton
             items=[(line, 2)],
             serials=["MT2411X0001", "MT2411X0002"],
         )
@@ -751,6 +751,66 @@ def _shipments() -> int:
                 occurred_at=now - dt.timedelta(days=days),
                 location="MAA",
             )
+
+    # J: spare optics flying from Taiwan into the Singapore hub, landing today: what the hub's
+    # "Expected" page lists for the warehouse operator to receive (by scanning, box by box).
+    shipment = make(
+        "[Demo J]",
+        {
+            "origin": _s("QCT Guishan Factory"),
+            "destination": _s("Rackpass Bonded Hub Singapore"),
+            "incoterm": "DAP",
+            "incoterm_place": "Rackpass Bonded Hub Singapore",
+            "mode": "air",
+            "ready_date": today - dt.timedelta(days=2),
+            "required_by": today + dt.timedelta(days=3),
+            "instructions": "Spare optics for pod 3, held in bond at the hub.",
+        },
+        # Into Singapore under bond: the forwarder imports them there for the customer.
+        base_parties | {"importer_of_record": meridian},
+    )
+    if shipment:
+        serials = _serials("MMA4Y", 8)
+        line = services.line_add(shipment=shipment, part=_part("MMA4Z00-NS"), quantity=8, serials=serials)
+        _pack(
+            shipment,
+            "carton",
+            (40, 30, 20),
+            (4, 0.8),
+            items=[(line, 4)],
+            serials=serials[:4],
+            marks="POD3/OPT/1",
+        )
+        _pack(
+            shipment,
+            "carton",
+            (40, 30, 20),
+            (4, 0.8),
+            items=[(line, 4)],
+            serials=serials[4:],
+            marks="POD3/OPT/2",
+        )
+        _leg(
+            shipment,
+            role=LegRole.MAIN,
+            origin=_s("QCT Guishan Factory"),
+            destination=_s("Rackpass Bonded Hub Singapore"),
+            mode="air",
+            carrier="EVA Air Cargo",
+            transport_document="695-12345760",
+            planned_departure=today - dt.timedelta(days=1),
+            planned_arrival=today,
+        )
+        shipment = move(
+            shipment, ShipmentStatus.COMPLIANCE_REVIEW, ShipmentStatus.APPROVED, ShipmentStatus.BOOKED
+        )
+        services.event_record(
+            shipment=shipment,
+            actor=forwarder,
+            code="departed",
+            occurred_at=timezone.now() - dt.timedelta(hours=18),
+            location="TPE",
+        )
 
     # E: cancelled before review.
     shipment = make(

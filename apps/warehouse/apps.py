@@ -19,9 +19,11 @@ class WarehouseConfig(AppConfig):
         from apps.shipments.models import ShipmentStatus
 
         from . import demo
+        from .dashboard import warehouse_tiles
         from .services import release_for_cancelled
         from .views.stock import shipment_page_actions, stock_tiles
 
+        board.tiles(warehouse_tiles, order=4)  # the operator's work: expected, discrepancies
         board.tiles(stock_tiles, order=20)
         # A cancelled shipment's allocated and picked stock goes back on the shelf.
         shipment_hooks.on_enter(ShipmentStatus.CANCELLED, release_for_cancelled)

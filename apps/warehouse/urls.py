@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, imports, locations, stock
+from .views import expected, flow, imports, locations, scanning, stock
 from .views.receipts import receipt_urlpatterns
 
 app_name = "warehouse"
@@ -16,7 +16,10 @@ urlpatterns = [
     path("locations/new/", locations.LocationCreateView.as_view(), name="location-create"),
     path("locations/<int:pk>/", locations.LocationDetailView.as_view(), name="location-detail"),
     path("locations/<int:pk>/count/", locations.LocationCountView.as_view(), name="location-count"),
+    path("expected/", expected.ExpectedView.as_view(), name="expected"),
     path("receive/", flow.ReceiveView.as_view(), name="receive"),
+    path("receive/<str:reference>/check/", scanning.ReceiveScanCheckView.as_view(), name="receive-check"),
+    path("pack/<str:reference>/check/", scanning.PackScanCheckView.as_view(), name="pack-check"),
     path("move/", flow.MoveView.as_view(), name="move"),
     path("allocate/", flow.AllocateView.as_view(), name="allocate"),
     path("pick/", flow.PickView.as_view(), name="pick"),

@@ -7,7 +7,8 @@ from django import forms
 
 from apps.core.forms import ScopedChoicesFormMixin
 from apps.shipments.forms import split_list
-from apps.shipments.models import Leg, Package, Shipment
+from apps.shipments.models import Leg, Package, PackageType, Shipment
+from apps.shipments.services.packages import PACKAGE_TARE_KG, package_suggestion
 
 from ..models import Discrepancy, DiscrepancyKind, Location
 from ..pickers import location_label
@@ -99,10 +100,23 @@ class ResolveForm(forms.Form):
             del self.fields["release"]
 
 
-class PackForm(forms.ModelForm):
-    """A package of picked units: tick them, give the box's sizes and weights."""
+class PickedUnits(forms.CheckboxSelectMultiple):
+    """The picked units' boxes, each saying its serial and line (the scan box ticks them)."""
 
-    units = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, label="Picked units")
+    placements: dict = {}
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if placement := self.placements.get(str(value)):
+            option["attrs"] |= {"data-serial": placement.unit.serial, "data-line": placement.line.line_number}
+        return option
+
+
+class PackForm(forms.ModelForm):
+    """A package of picked units: tick (or scan) them, give the box's sizes and weights, which
+    start from the catalogue (the picked units' weight plus a crate's tare, a box around them)."""
+
+    units = forms.MultipleChoiceField(widget=PickedUnits, label="Picked units")
 
     class Meta:
         model = Package
@@ -112,6 +126,24 @@ class PackForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.placements = {str(p.unit_id): p for p in placements}
         self.fields["units"].choices = [(key, self._label(p)) for key, p in self.placements.items()]
+        self.fields["units"].widget.placements = self.placements
+        if not self.is_bound and self.placements:
+            per_line: dict[int, int] = {}
+            for p in self.placements.values():
+                per_line[p.line_id] = per_line.get(p.line_id, 0) + 1
+            suggested = package_suggestion(list(per_line.items()), PackageType.CRATE)
+            self.initial = {"package_type": PackageType.CRATE, **suggested, **self.initial}
+            self.fields["gross_kg"].help_text = (
+                f"Suggested for all the picked units: {suggested['net_kg']} kg from the catalogue plus "
+                f"{PACKAGE_TARE_KG[PackageType.CRATE]} kg for a crate. At least the contents' weight."
+            )
+
+    def lines_picked(self) -> list[tuple[int, int]]:
+        """(line number, units picked) of the lines offered, for the page's running counts."""
+        per_line: dict[int, int] = {}
+        for p in self.placements.values():
+            per_line[p.line.line_number] = per_line.get(p.line.line_number, 0) + 1
+        return sorted(per_line.items())
 
     @staticmethod
     def _label(p) -> str:

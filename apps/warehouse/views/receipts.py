@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
@@ -19,7 +20,7 @@ from apps.shipments.models import Shipment
 
 from ..filters import ReceiptFilter
 from ..forms import PackForm, ReceiptForm, ResolveForm
-from ..models import Discrepancy, Receipt
+from ..models import Discrepancy, Location, Receipt
 from ..services.packing import packable, units_pack
 from ..services.receipts import RECEIVABLE, discrepancy_resolve, receipt_record
 
@@ -73,14 +74,36 @@ class ShipmentReceiveView(CapabilityRequiredMixin, FormView):
     def get_form_kwargs(self):
         return super().get_form_kwargs() | {"shipment": self.shipment, "user": self.request.user}
 
+    def get_initial(self):
+        """From "Expected": the leg that arrives and the warehouse's receiving dock, chosen."""
+        initial = super().get_initial()
+        if (leg := self.request.GET.get("leg", "")).isdigit():
+            initial["leg"] = int(leg)
+        if (site := self.request.GET.get("site", "")).isdigit():
+            dock = (
+                Location.objects.filter(site_id=int(site), is_active=True)
+                .order_by("aisle", "zone", "rack", "bin")  # a dock has no aisle: first
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if dock:
+                initial["location"] = dock
+        return initial
+
     def get_context_data(self, **kwargs):
         lines = list(
             self.shipment.lines.select_related("part")
             .prefetch_related("serials__unit")
             .order_by("line_number")
         )
+        packages = list(self.shipment.packages.annotate(serial_count=Count("serials")).order_by("number"))
         return super().get_context_data(
-            shipment=self.shipment, lines=lines, receivable=self.shipment.status in RECEIVABLE, **kwargs
+            shipment=self.shipment,
+            lines=lines,
+            packages=packages,
+            expected_serials=sum(len(line.serials.all()) for line in lines),
+            receivable=self.shipment.status in RECEIVABLE,
+            **kwargs,
         )
 
     def form_valid(self, form):

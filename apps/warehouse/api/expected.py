@@ -1,0 +1,43 @@
+"""`GET /api/v1/stock/expected/?site=<id>`: what a warehouse expects (inbound legs and shipments
+due overdue, today, this week, or with no date yet) and what it received in the last week, among
+the shipments the caller may see (`selectors.expected_arrivals`). Another organisation's site, or
+one without locations the caller sees, is a 404."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.response import Response
+
+from apps.shipments.models import Shipment
+
+from ..selectors import expected_arrivals, warehouse_sites
+from .schema.stock import STOCK
+from .serializers.expected import ExpectedArrivalSerializer
+
+
+class ExpectedViewSet(viewsets.GenericViewSet):
+    """What a warehouse expects to arrive, and what arrived there in the last week."""
+
+    queryset = Shipment.objects.none()
+    serializer_class = ExpectedArrivalSerializer
+    pagination_class = None
+    capabilities = {"read": "stock.view", "write": "stock.operate"}
+
+    @extend_schema(
+        tags=[STOCK],
+        summary="What a warehouse expects",
+        parameters=[OpenApiParameter("site", int, required=True, description="The warehouse site's id.")],
+        responses=ExpectedArrivalSerializer(many=True),
+    )
+    def list(self, request, *args, **kwargs):
+        wanted = request.query_params.get("site", "").strip()
+        if not wanted.isdigit():
+            raise serializers.ValidationError({"site": "Give the warehouse site's id: ?site=<id>."})
+        site = warehouse_sites(request.user).filter(pk=int(wanted)).first()
+        if site is None:
+            raise Http404("No such warehouse that you may see.")
+        arrivals = expected_arrivals(request.user, site, timezone.localdate())
+        return Response(ExpectedArrivalSerializer(arrivals, many=True).data)
