@@ -39,6 +39,8 @@ class Picker:
     queryset: Callable[[object], QuerySet]  # user → what the picker offers (scoped)
     search_fields: tuple[str, ...]
     label: Callable[[Model], str] = str
+    # (matches, typed text) → the matches reordered, e.g. an exact code first; None: as queried.
+    rank: Callable[[QuerySet, str], QuerySet] | None = None
 
 
 _pickers: dict[str, Picker] = {}
@@ -90,7 +92,10 @@ def pick(request, kind: str):
     text = request.GET.get("q", "")[:1100]
     if problem := search_terms_problem(text.split()):
         return JsonResponse({"q": [problem]}, status=400)
-    rows = list(search(entry.queryset(request.user), entry.search_fields, text)[: RESULTS + 1])
+    found = search(entry.queryset(request.user), entry.search_fields, text)
+    if entry.rank is not None and text.strip():
+        found = entry.rank(found, text)
+    rows = list(found[: RESULTS + 1])
     return JsonResponse(
         {
             "results": [{"value": str(obj.pk), "text": entry.label(obj)} for obj in rows[:RESULTS]],

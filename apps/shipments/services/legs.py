@@ -11,7 +11,7 @@ from django.db.models import Max
 
 from .. import selectors
 from ..engines import workflow
-from ..models import Leg, LegRole, Shipment, ShipmentLine, SiteKind
+from ..models import Leg, LegRole, Shipment, ShipmentLine, SiteKind, TransportMode
 
 
 @transaction.atomic
@@ -61,6 +61,8 @@ def _leg_save(shipment: Shipment, leg: Leg, fields: dict[str, Any], lines: list[
         shipment.legs.exclude(pk=leg.pk).select_related("origin", "destination").prefetch_related("lines")
     )
     problems = _route_problems(shipment, leg, lines, others)
+    for field, message in mode_problems(leg).items():
+        problems.setdefault(field, []).append(message)
     if problems:
         raise ValidationError(problems)
     leg.save()
@@ -70,6 +72,26 @@ def _leg_save(shipment: Shipment, leg: Leg, fields: dict[str, Any], lines: list[
 
 
 HUB_KINDS = frozenset({SiteKind.WAREHOUSE})
+
+# A gateway serves one mode: aircraft do not call at a seaport, ships at an airport. (Road and
+# multimodal legs reach either: trucking to the airport, a forwarder's door-to-door.)
+WRONG_GATEWAY = {
+    TransportMode.AIR: (SiteKind.SEAPORT, "an air leg starts and ends at an airport or a site on land"),
+    TransportMode.OCEAN: (SiteKind.AIRPORT, "an ocean leg starts and ends at a seaport or a site on land"),
+}
+
+
+def mode_problems(leg: Leg) -> dict[str, str]:
+    """An air leg from or to a seaport, an ocean leg from or to an airport: by field."""
+    wrong = WRONG_GATEWAY.get(leg.mode)
+    if wrong is None:
+        return {}
+    kind, rule = wrong
+    return {
+        field: f"{site.name} is a {site.get_kind_display().lower()}: {rule}."
+        for field, site in (("origin", leg.origin), ("destination", leg.destination))
+        if site.kind == kind
+    }
 
 
 GATEWAY_KINDS = frozenset({SiteKind.AIRPORT, SiteKind.SEAPORT})
