@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from django.db.models import Value
+from django.db.models.functions import Replace
+
 from apps.core import global_search as search
 from apps.core.scoping import VIEW
 
@@ -22,6 +25,7 @@ SHIPMENT_FIELDS = {
     "incoterm_place": "Incoterm place",
 }
 LEG_FIELDS = {"transport_document": "AWB / B/L", "container_numbers": "container"}
+AWB_DIGITS = re.compile(r"\d{11}")
 PARTY_FIELDS = {"organisation__legal_name": "party", "organisation__trading_name": "party"}
 
 
@@ -77,12 +81,18 @@ def shipments(user, query: search.SearchQuery, limit: int) -> list[search.Hit]:
         )
         for row in own
     ]
-    legs = search.ranked(
-        Leg.objects.filter(shipment__in=visible).select_related("shipment__origin", "shipment__destination"),
-        query,
-        list(LEG_FIELDS),
-        tiebreak=["-shipment_id", "sequence"],
-    )[: limit + 1]
+    legs = Leg.objects.filter(shipment__in=visible).select_related(
+        "shipment__origin", "shipment__destination"
+    )
+    leg_fields = list(LEG_FIELDS)
+    if AWB_DIGITS.fullmatch(query.text):
+        # An air waybill typed without its hyphen (61812345675) finds the one stored with it. Only
+        # then: the comparison reads every leg's number, where the others use the trigram index.
+        legs = legs.annotate(
+            awb_digits=Replace(Replace("transport_document", Value("-"), Value("")), Value(" "), Value(""))
+        )
+        leg_fields.append("awb_digits")
+    legs = search.ranked(legs, query, leg_fields, tiebreak=["-shipment_id", "sequence"])[: limit + 1]
     for leg in legs:
         matched, exact = _leg_matched(leg, query.text)
         hits.append(_shipment_hit(leg.shipment, leg, matched, exact=exact))

@@ -193,6 +193,10 @@ def test_an_exact_identifier_of_one_object_opens_it(world, client):
     for text in (PO, "618-12345675", BILL_OF_LADING, CONTAINER):
         response = client.get(reverse("search"), {"q": text})
         assert (response.status_code, response["Location"]) == (302, _shipment_url(world)), text
+    # An air waybill typed without its hyphen, or with a space, is the same air waybill.
+    for text in ("61812345675", "618 12345675"):
+        response = client.get(reverse("search"), {"q": text})
+        assert (response.status_code, response["Location"]) == (302, _shipment_url(world)), text
     # `all=1` lists the results instead.
     listed = client.get(reverse("search"), {"q": "ZQXA-LIC-0001", "all": "1"})
     assert listed.status_code == 200
