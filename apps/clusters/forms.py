@@ -9,14 +9,13 @@ from django import forms
 from django.db.models import Q
 
 from apps.accounts.models import Organisation
-from apps.catalog.models import Part
 from apps.catalog.pickers import part_label
 from apps.core.forms import ScopedChoicesFormMixin
-from apps.core.scoping import VIEW
 
 from .engines import design_templates
 from .models import PART_FIELDS, BomLine, ClusterDesign, RunStatus, SizingRun
 from .pickers import data_centres, part_kind, parts_for
+from .services.designs import design_copy_values, design_template_values
 
 # (key, heading, fields): the form's fieldsets, in the order of the issue's design inputs.
 FIELDSETS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -169,37 +168,15 @@ class DesignForm(ScopedChoicesFormMixin, forms.ModelForm):
 
 
 def template_initial(key: str, user) -> dict:
-    """The form's first values from a design template (`engines.design_templates`): its figures,
-    and each part it names found among the parts of that field the user sees (left empty when the
-    catalogue has none). No customer and no site: those are always chosen."""
-    template = design_templates.BY_KEY[key]
-    initial = dict(template.values)
-    # One query for all of them; then each field takes the part of its own categories.
-    found = (
-        Part.objects.visible_to(user, VIEW)
-        .filter(is_active=True, part_number__in=set(template.parts.values()))
-        .order_by("pk")
-        .values_list("pk", "part_number", "category")
-    )
-    for name, number in template.parts.items():
-        pks = [
-            pk
-            for pk, part_number, category in found
-            if part_number == number and category in PART_FIELDS[name]
-        ]
-        if pks:
-            initial[name] = pks[0]
-    return initial
+    """The form's first values from a design template (`services.design_template_values`): its
+    figures and the parts the user sees; no customer and no site, those are always chosen."""
+    values, _missing = design_template_values(key, user)
+    return values
 
 
 def copy_initial(design: ClusterDesign) -> dict:
     """The form's first values from an existing design: every input, its name marked as a copy."""
-    initial = {}
-    for name in ClusterDesign.INPUT_FIELDS:
-        value = getattr(design, f"{name}_id" if name in PART_FIELDS or name in ("customer", "site") else name)
-        initial[name] = value
-    initial["name"] = f"Copy of {design.name}"[:200]
-    return initial
+    return design_copy_values(design)
 
 
 class TemplateChoiceForm(forms.Form):

@@ -264,3 +264,39 @@ def test_a_march_need_with_factory_lead_times_sends_the_servers_by_sea_once(marc
     again = shipment_plan.shipments_create_from_plan(bom=march_world["bom"], actor=coordinator, today=today)
     assert again.made == [] and again.already == {"ocean-tw-nvidia": [shipment.reference]}
     assert Shipment.objects.count() == 1
+
+
+# --- the API: templates and copies --------------------------------------------------------------------
+
+
+def test_api_lists_the_templates_with_the_parts_the_user_sees(api_as, coordinator, catalogue):
+    from apps.catalog.models import Part
+
+    answer = api_as(coordinator).get("/api/v1/clusters/design-templates/")
+    assert answer.status_code == 200, answer.content
+    rows = {row["key"]: row for row in answer.json()}
+    assert set(rows) == {"dgx-h100-air", "hgx-h100-liquid", "cerebras-cs3"}
+    dgx = rows["dgx-h100-air"]
+    assert dgx["values"]["system"] == Part.objects.get(part_number="DGXH-G640F+P2CMI36").pk
+    assert dgx["values"]["gpus"] == 512 and dgx["values"]["pue"] == "1.45"
+    assert "customer" not in dgx["values"] and "site" not in dgx["values"]
+    assert dgx["missing_parts"] == []
+
+
+def test_api_copies_a_design_and_refuses_another_organisations(api_as, coordinator, design, customer):
+    from tests.factories import OrganisationFactory
+
+    url = f"/api/v1/clusters/{design.pk}/copy/"
+    made = api_as(coordinator).post(url, {"name": "Second hall"}, format="json")
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["name"] == "Second hall" and body["id"] != design.pk
+    assert (
+        body["customer"] == customer.pk and body["system"] == design.system_id and body["gpus"] == design.gpus
+    )
+    default = api_as(coordinator).post(url, {}, format="json")
+    assert default.status_code == 201 and default.json()["name"] == f"Copy of {design.name}"
+    stranger = UserFactory(organisation=OrganisationFactory(legal_name="Elsewhere"), role=Role.PARTNER)
+    assert api_as(stranger).post(url, {}, format="json").status_code == 404
+    reader = UserFactory(organisation=customer, role=Role.COMPLIANCE_OFFICER)  # reads, plans none
+    assert api_as(reader).post(url, {}, format="json").status_code == 403

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Prefetch
@@ -23,8 +24,10 @@ from rest_framework.response import Response
 
 from apps.core.api import AuditHistoryMixin, OrgScopedViewSetMixin
 from apps.core.exports import csv_cell
+from apps.core.scoping import VIEW
 
 from .. import services
+from ..engines import design_templates
 from ..models import BillOfMaterials, BomLine, ClusterDesign, SizingRun
 from . import designs_schema as schema
 from .serializers import (
@@ -35,6 +38,8 @@ from .serializers import (
     BomLineUpdateSerializer,
     ClusterDesignSerializer,
     CompareQuerySerializer,
+    DesignCopySerializer,
+    DesignTemplateSerializer,
     RunComparisonSerializer,
     SizingRunListSerializer,
     SizingRunSerializer,
@@ -71,6 +76,44 @@ class ClusterDesignViewSet(AuditHistoryMixin, OrgScopedViewSetMixin, viewsets.Mo
 
     def perform_destroy(self, instance):
         services.design_delete(design=instance, actor=self.request.user)
+
+    # --- starting points: templates and copies ----------------------------------------------------
+
+    @action(detail=False, methods=["get"], url_path="design-templates", pagination_class=None)
+    def design_templates(self, request):
+        """The templates a new design may start from, with the parts the user sees."""
+        rows = []
+        for template in design_templates.TEMPLATES:
+            values, missing = services.design_template_values(template.key, request.user)
+            rows.append(
+                {
+                    "key": template.key,
+                    "name": template.name,
+                    "summary": template.summary,
+                    "values": {name: str(v) if isinstance(v, Decimal) else v for name, v in values.items()},
+                    "missing_parts": missing,
+                }
+            )
+        return Response(DesignTemplateSerializer(rows, many=True).data)
+
+    @action(detail=True, methods=["post"], url_path="copy")
+    def copy(self, request, pk=None):
+        """A new design of the user's organisation with the inputs of one it may read, checked as a
+        new design is (a part, site or customer it may not name is refused, named)."""
+        source = get_object_or_404(ClusterDesign.objects.visible_to(request.user, VIEW), pk=pk)
+        body = DesignCopySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = services.design_copy_values(source) | dict(body.validated_data)
+        serializer = ClusterDesignSerializer(data=data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        design = services.design_create(
+            owner=request.user.organisation, fields=dict(serializer.validated_data), actor=request.user
+        )
+        design = ClusterDesign.objects.select_related(*DESIGN_RELATED).get(pk=design.pk)
+        return Response(
+            ClusterDesignSerializer(design, context=self.get_serializer_context()).data,
+            status=status.HTTP_201_CREATED,
+        )
 
     # --- sizing runs ---------------------------------------------------------------------------
 

@@ -12,6 +12,9 @@ from .serializers import (
     BomFromRunSerializer,
     BomLineSerializer,
     BomLineUpdateSerializer,
+    ClusterDesignSerializer,
+    DesignCopySerializer,
+    DesignTemplateSerializer,
     RunComparisonSerializer,
     SizingRunListSerializer,
     SizingRunSerializer,
@@ -145,6 +148,7 @@ LINE = {
     "currency": "USD",
     "figure": "fabric.compute.leaves",
     "note": "",
+    "lead_time_days": 56,
 }
 BOM_BRIEF = {
     "id": 7,
@@ -167,6 +171,31 @@ design_docs = documented(
     read=DESIGN,
     write=DESIGN_WRITE,
     patch={"gpus": 1024, "checkpoint_interval_minutes": "20.00"},
+    design_templates={
+        "summary": "List the templates a new design may start from",
+        "responses": DesignTemplateSerializer(many=True),
+        "examples": [
+            example(
+                "A template",
+                {
+                    "key": "dgx-h100-air",
+                    "name": "DGX H100, 512 GPUs, InfiniBand NDR, air-cooled",
+                    "summary": "64 DGX H100 systems in two SuperPOD scalable units …",
+                    "values": {"gpus": 512, "cooling": "air", "pue": "1.45", "system": 31},
+                    "missing_parts": [],
+                },
+            )
+        ],
+    },
+    copy={
+        "summary": "Copy a design into a new one of your organisation",
+        "request": DesignCopySerializer,
+        "responses": {201: ClusterDesignSerializer},
+        "examples": [
+            example("Named", {"name": "Speech AI, second hall"}, request=True),
+            example("The copy", {**DESIGN, "id": 4, "name": "Speech AI, second hall"}, status=201),
+        ],
+    },
     sizing_runs=[
         {
             "methods": ["GET"],
@@ -238,12 +267,13 @@ design_docs = documented(
         "responses": {(200, "text/csv"): OpenApiTypes.BINARY},
     },
     bom_line={
-        "summary": "Change a bill-of-materials line's quantity",
+        "summary": "Change a bill-of-materials line's quantity or lead time",
         "parameters": [LINE_PK],
         "request": BomLineUpdateSerializer,
         "responses": BomLineSerializer,
         "examples": [
             example("Two spare leaves", {"quantity": 18, "note": "Two spares on site"}, request=True),
+            example("An eight-week lead time", {"lead_time_days": 56}, request=True),
             example("The line", {**LINE, "quantity": 18, "note": "Two spares on site"}),
         ],
     },

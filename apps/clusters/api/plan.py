@@ -166,6 +166,9 @@ class PlannedLineSerializer(serializers.Serializer):
     country_of_origin = serializers.CharField()
     supplier = serializers.CharField()
     why = serializers.CharField(help_text="Why this mode: weight, value, category, the required date.")
+    ready_date = serializers.DateField(
+        allow_null=True, help_text="When its supplier has it ready: the plan's date + the line's lead time."
+    )
 
 
 class PlannedLegSerializer(serializers.Serializer):
@@ -197,6 +200,7 @@ class ProposalSerializer(serializers.Serializer):
     cost = _decimal("Freight and hub handling; null when no rate prices a leg.", allow_null=True)
     currency = serializers.CharField()
     arrival = serializers.DateField(allow_null=True)
+    ready_date = serializers.DateField(allow_null=True, help_text="When the last of its goods is ready.")
     on_time = serializers.BooleanField(allow_null=True, help_text="Arrives by the required date.")
     priced = serializers.BooleanField()
     reasons = _texts("Why these goods travel together, this way.")
@@ -211,7 +215,9 @@ class ShipmentPlanSerializer(serializers.Serializer):
     design = serializers.IntegerField()
     bom_version = serializers.IntegerField()
     proposals = ProposalSerializer(many=True)
-    ready_date = serializers.DateField(help_text="When the goods can leave (today).")
+    ready_date = serializers.DateField(
+        help_text="The plan's date (today); each line is ready after its lead time from it."
+    )
     required_by = serializers.DateField(allow_null=True, help_text="The design's required-on-site date.")
     freight_by_currency = _per_currency("The priced proposals' freight")
     unpriced = _texts("The keys of the proposals no rate prices.")

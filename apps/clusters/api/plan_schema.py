@@ -13,7 +13,9 @@ _PLAN_SERVERS = {
     "gross_kg": "520.000",
     "country_of_origin": "TW",
     "supplier": "NVIDIA",
-    "why": "air: light, high-value hardware (130 kg a unit, server)",
+    "why": "air: light, high-value hardware (130 kg a unit, server), and no ocean rate on TW → IN or "
+    "through Bonded Hub Singapore valid on 2026-12-04",
+    "ready_date": None,
 }
 _PLAN_LEAVES = {
     "bom_line": 302,
@@ -24,7 +26,9 @@ _PLAN_LEAVES = {
     "gross_kg": "60.000",
     "country_of_origin": "MX",
     "supplier": "NVIDIA",
-    "why": "air: light, high-value hardware (15 kg a unit, network switch)",
+    "why": "air: light, high-value hardware (15 kg a unit, network switch), and no ocean rate on MX → IN "
+    "or through Bonded Hub Singapore valid on 2026-12-04",
+    "ready_date": None,
 }
 _PLAN_RACKS = {
     "bom_line": 303,
@@ -37,6 +41,7 @@ _PLAN_RACKS = {
     "supplier": "Schneider Electric",
     "why": "ocean: rack, bulky or low value for its weight; the fastest sea route (32 days) arrives "
     "2027-01-05, by the required 2027-03-04",
+    "ready_date": "2026-12-04",
 }
 
 
@@ -78,6 +83,7 @@ _AIR_VIA_SG = {
     "cost": "2646.40",
     "currency": "USD",
     "arrival": "2026-12-12",
+    "ready_date": "2026-12-04",
     "on_time": True,
     "reasons": [
         "Consolidated at Bonded Hub Singapore (SG): the air goods come from 2 countries (MX, TW); inbound "
@@ -103,6 +109,7 @@ _OCEAN_US = {
     "cost": "291.60",
     "currency": "USD",
     "arrival": "2027-01-05",
+    "ready_date": "2026-12-04",
     "on_time": True,
     "reasons": [
         "Schneider Electric's goods from US, ocean straight to the site (US → IN)",
@@ -172,6 +179,7 @@ PLAN_UNPRICED = {
             "cost": None,
             "currency": "",
             "arrival": None,
+            "ready_date": "2026-12-04",
             "on_time": None,
             "reasons": [
                 "NVIDIA's goods from TW, air straight to the site (TW → IN): no consolidation hub",

@@ -136,6 +136,25 @@ class BomLineSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class DesignCopySerializer(serializers.Serializer):
+    name = serializers.CharField(
+        max_length=200, required=False, help_text="The copy's name; default \"Copy of\" the design's."
+    )
+
+
+class DesignTemplateSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="Names the template (the page's `?template=`).")
+    name = serializers.CharField()
+    summary = serializers.CharField()
+    values = serializers.DictField(
+        help_text="The design inputs it fills in, parts by the id of the catalogue part you see; "
+        "never a customer or a site."
+    )
+    missing_parts = serializers.ListField(
+        child=serializers.CharField(), help_text="Part numbers it names that your catalogue lacks."
+    )
+
+
 class BomLineUpdateSerializer(serializers.Serializer):
     quantity = serializers.IntegerField(
         min_value=0, max_value=100_000_000, required=False, help_text="A draft line's quantity."

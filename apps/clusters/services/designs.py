@@ -41,10 +41,12 @@ from django.utils import timezone
 
 from apps.catalog.models import Part
 from apps.core.audit import record_transition
+from apps.core.scoping import VIEW
 from apps.core.tasks_outbox import enqueue_on_commit
 
+from ..engines import design_templates
 from ..engines import types as engine
-from ..models import BomStatus, ClusterDesign, RunStatus, SizingRun
+from ..models import PART_FIELDS, BomStatus, ClusterDesign, RunStatus, SizingRun
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +83,44 @@ def _design_save(design: ClusterDesign, fields: dict[str, Any]) -> ClusterDesign
     design_refusals(design)
     design.save()
     return design
+
+
+def design_copy_values(design: ClusterDesign) -> dict[str, Any]:
+    """Every input of `design` as a form or the API takes them (related objects by id), its name
+    marked as a copy: what a copy starts from."""
+    values: dict[str, Any] = {}
+    for name in ClusterDesign.INPUT_FIELDS:
+        field = ClusterDesign._meta.get_field(name)
+        values[name] = getattr(design, field.attname)
+    values["name"] = f"Copy of {design.name}"[:200]
+    return values
+
+
+def design_template_values(key: str, user) -> tuple[dict[str, Any], list[str]]:
+    """A design template's inputs (`engines.design_templates`) with each part it names found, by
+    part number, among the active parts of that field's categories the user sees (one query); and
+    the part numbers the catalogue has none of (those fields stay empty). Never a customer or a
+    site: those are chosen."""
+    template = design_templates.BY_KEY[key]
+    values: dict[str, Any] = dict(template.values)
+    found = list(
+        Part.objects.visible_to(user, VIEW)
+        .filter(is_active=True, part_number__in=set(template.parts.values()))
+        .order_by("pk")
+        .values_list("pk", "part_number", "category")
+    )
+    missing = []
+    for name, number in template.parts.items():
+        pks = [
+            pk
+            for pk, part_number, category in found
+            if part_number == number and category in PART_FIELDS[name]
+        ]
+        if pks:
+            values[name] = pks[0]
+        else:
+            missing.append(number)
+    return values, sorted(set(missing))
 
 
 def design_refusals(design: ClusterDesign) -> None:
