@@ -535,6 +535,61 @@ def documents_issue_required(*, shipment: Shipment, actor: User) -> list[Documen
     return issued
 
 
+def issuable_drafts(shipment: Shipment) -> tuple[list[Document], list[tuple[str, str]]]:
+    """What "Issue all required" would make final: for each required document not issued yet, its
+    latest version when that is a draft that may be issued (no DRAFT mark); and the required
+    documents it would leave unissued, each with why (label, reason)."""
+    required = [doc_type for doc_type, _why in builder.required_documents(shipment)]
+    return issuable_among(required, list(Document.objects.filter(shipment=shipment)))
+
+
+def issuable_among(
+    required: list[str], documents: list[Document]
+) -> tuple[list[Document], list[tuple[str, str]]]:
+    """`issuable_drafts` from the required types and the shipment's documents already read (the
+    documents page has both: no query of its own)."""
+    issued = {d.doc_type for d in documents if d.status == DocumentStatus.ISSUED}
+    latest: dict[str, Document] = {}
+    for document in sorted(documents, key=lambda d: -d.version):
+        if document.status != DocumentStatus.VOID:
+            latest.setdefault(document.doc_type, document)
+    ready: list[Document] = []
+    left: list[tuple[str, str]] = []
+    for doc_type in required:
+        if doc_type in issued:
+            continue
+        latest_version = latest.get(doc_type)
+        label = DocumentType(doc_type).label
+        if latest_version is None:
+            left.append((label, "not generated yet"))
+        elif latest_version.watermark:
+            left.append(
+                (label, f"{latest_version} carries a {latest_version.watermark} mark: regenerate it first")
+            )
+        else:
+            ready.append(latest_version)
+    return ready, left
+
+
+@transaction.atomic
+def documents_issue_drafts(*, shipment: Shipment, document_ids: list[int], actor: User) -> list[Document]:
+    """Issue, all or none, the drafts "Issue all required" named when it asked (`issuable_drafts`):
+    the confirmation names what becomes final, so a different set now (a version generated or
+    issued since, another draft asked for) is refused rather than issuing what was not shown."""
+    Shipment.objects.select_for_update().filter(pk=shipment.pk).first()
+    ready, _left = issuable_drafts(shipment)
+    if not ready:
+        raise ValidationError({"documents": "No required document has a draft ready to issue."})
+    if sorted(d.pk for d in ready) != sorted(document_ids):
+        raise ValidationError(
+            {
+                "documents": "The drafts ready to issue changed since you were asked (a version was "
+                "generated or issued meanwhile); read the list again and confirm it."
+            }
+        )
+    return [document_issue(document=document, actor=actor) for document in ready]
+
+
 def document_store_void_copy(*, document: Document) -> Document:
     """Give a voided document that has no VOID copy (voided before copies were stored) its copy:
     the issued bytes, checked against their SHA-256, stamped VOID. A copy is never replaced, and

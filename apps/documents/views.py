@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.decorators import method_decorator
 from django.views import View
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 
 from apps.core.access import CapabilityRequiredMixin
 from apps.core.scoping import CHANGE
@@ -15,7 +19,7 @@ from apps.shipments.models import Shipment
 
 from . import builder, services
 from .downloads import pdf_response
-from .models import Document, DocumentType
+from .models import Document, DocumentStatus, DocumentType
 
 
 def _shipment(request, reference, action="view"):
@@ -54,6 +58,11 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
                 }
             )
         extra = [d for d in documents if d.doc_type not in {t for t, _ in required}]
+        issuable, left_unissued = (
+            services.issuable_among([t for t, _ in required], documents)
+            if request.user.can("documents.issue")
+            else ([], [])
+        )
         return render(
             request,
             "documents/shipment_documents.html",
@@ -66,6 +75,9 @@ class ShipmentDocumentsView(CapabilityRequiredMixin, View):
                 "can_generate": request.user.can("documents.generate"),
                 "can_issue": request.user.can("documents.issue"),
                 "watermark": builder.watermark_for(shipment),
+                # "Issue all required" names what becomes final, and what it leaves unissued.
+                "issuable": issuable,
+                "left_unissued": left_unissued,
             },
         )
 
@@ -103,6 +115,54 @@ class IssueView(CapabilityRequiredMixin, View):
         except (ValidationError, services.DocumentIntegrityError) as exc:
             messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
         return HttpResponseRedirect(reverse("documents:shipment", args=[document.shipment.reference]))
+
+
+class IssueAllView(CapabilityRequiredMixin, View):
+    """ "Issue all required": the drafts the confirmation named (their ids posted back) are issued,
+    all or none (`services.documents_issue_drafts`)."""
+
+    capability = "documents.issue"
+
+    def post(self, request, reference):
+        shipment = _shipment(request, reference, CHANGE)
+        try:
+            ids = [int(pk) for pk in request.POST.getlist("document")]
+        except ValueError:
+            ids = []
+        try:
+            issued = services.documents_issue_drafts(shipment=shipment, document_ids=ids, actor=request.user)
+        except (ValidationError, services.DocumentIntegrityError) as exc:
+            messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
+        else:
+            names = ", ".join(str(d) for d in issued)
+            messages.success(request, f"Issued {names}; their bytes are now final.")
+        return HttpResponseRedirect(reverse("documents:shipment", args=[reference]))
+
+
+@method_decorator(xframe_options_sameorigin, name="dispatch")
+@method_decorator(csp_replace({"frame-ancestors": [SELF]}), name="dispatch")
+class PreviewView(CapabilityRequiredMixin, View):
+    """A draft's PDF shown inside the documents page (an <iframe>, so this one response may be framed
+    by the site's own pages: frame-ancestors 'self', X-Frame-Options SAMEORIGIN), marked DRAFT as a
+    download of it is. Issued and void documents are downloaded, not previewed."""
+
+    capability = "documents.view"
+
+    def get(self, request, pk):
+        document = get_object_or_404(
+            services.visible_documents(
+                Document.objects.visible_to(request.user).select_related("shipment"), request.user
+            ),
+            pk=pk,
+            status=DocumentStatus.DRAFT,
+        )
+        try:
+            data, filename = services.document_download(document)
+        except services.DocumentIntegrityError as exc:
+            return HttpResponse(str(exc), status=409, content_type="text/plain")
+        response = pdf_response(data, filename)
+        response["Content-Disposition"] = f'inline; filename="{filename}"'
+        return response
 
 
 class VoidView(CapabilityRequiredMixin, View):
