@@ -307,11 +307,11 @@ class _World:
             "AWB": (self.awb(i), shipment_url),
             "B/L": (self.bill_of_lading(i), shipment_url),
             "container": (self.container(i), shipment_url),
-            # A unit's serial names the unit and its line serial: two objects for the coordinator,
-            # listed; the partner sees the line (it is on the shipment), not the customer's unit.
+            # A serial names one box: the coordinator opens the unit's page; the partner sees the
+            # line (it is on the shipment), not the customer's unit, and opens the shipment's lines.
             "serial (exact)": (
                 self.serial(i, 3),
-                None if caller == "coordinator" else f"{shipment_url}#lines",
+                unit_url if caller == "coordinator" else f"{shipment_url}#lines",
             ),
             "piece of a serial (thousands)": ("BSN00", None),
             "party name (every shipment)": ("Bench Compute", None),

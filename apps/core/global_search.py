@@ -54,6 +54,9 @@ class Hit:
     matched: str = ""  # the field that matched, in the trade's words ("AWB", "buyer's order")
     rank: float = 0.0
     exact: bool = False
+    # The thing itself, when two kinds show it: a unit and the line serial of that same box share
+    # "unit:<id>", so its serial names one object (the first kind's page opens), not two.
+    thing: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,10 @@ class Answer:
 
     @property
     def jump(self) -> str | None:
-        """The one object an exact identifier names, when it names exactly one."""
-        exact = {hit.url for group in self.groups for hit in group.hits if hit.exact}
-        return exact.pop() if len(exact) == 1 else None
+        """The page of the one object an exact identifier names, when it names exactly one (of
+        the kind listed first when two kinds show the same thing)."""
+        exact = [hit for group in self.groups for hit in group.hits if hit.exact]
+        return exact[0].url if len({hit.thing or hit.url for hit in exact}) == 1 else None
 
     @property
     def count(self) -> int:
@@ -225,7 +229,7 @@ def ranked(
     return queryset.order_by(F("search_rank").desc(), *tiebreak)
 
 
-def hit(kind: str, obj, *, title: str, url: str, detail: str = "", matched: str = "") -> Hit:
+def hit(kind: str, obj, *, title: str, url: str, detail: str = "", matched: str = "", thing: str = "") -> Hit:
     """A hit from a row `ranked` annotated."""
     return Hit(
         kind=kind,
@@ -235,6 +239,7 @@ def hit(kind: str, obj, *, title: str, url: str, detail: str = "", matched: str 
         matched=matched or obj.search_field,
         rank=float(obj.search_rank),
         exact=bool(obj.search_exact),
+        thing=thing,
     )
 
 

@@ -135,6 +135,7 @@ def line_serials(user, query: search.SearchQuery, limit: int) -> list[search.Hit
             detail=f"{row.unit.part.part_number} · line {row.line.line_number} of "
             f"{row.line.shipment.reference}",
             matched="serial",
+            thing=f"unit:{row.unit_id}",  # the same box as the unit's own hit
         )
         for row in rows
     ]

@@ -27,6 +27,7 @@ def units(user, query: search.SearchQuery, limit: int) -> list[search.Hit]:
             url=reverse("warehouse:unit-detail", args=[unit.pk]),
             detail=f"{unit.part.part_number} · {unit.get_status_display()}",
             matched="serial",
+            thing=f"unit:{unit.pk}",
         )
         for unit in rows
     ]

@@ -197,6 +197,15 @@ def test_an_exact_identifier_of_one_object_opens_it(world, client):
     for text in ("61812345675", "618 12345675"):
         response = client.get(reverse("search"), {"q": text})
         assert (response.status_code, response["Location"]) == (302, _shipment_url(world)), text
+    # A serial names one box: the unit's page for who sees the unit, else the shipment's lines
+    # (B sees neither: tested above). The unit is listed before its line serial.
+    unit = Unit.objects.get(serial="ZQXA-S2")
+    unit_url = reverse("warehouse:unit-detail", args=[unit.pk])
+    response = client.get(reverse("search"), {"q": "zqxa-s2"})
+    assert (response.status_code, response["Location"]) == (302, unit_url)
+    client.force_login(world.coordinator)
+    assert client.get(reverse("search"), {"q": "ZQXA-S2"})["Location"] == unit_url
+    client.force_login(world.user_a)
     # `all=1` lists the results instead.
     listed = client.get(reverse("search"), {"q": "ZQXA-LIC-0001", "all": "1"})
     assert listed.status_code == 200
