@@ -182,6 +182,10 @@ def test_a_new_version_takes_the_catalogues_lead_time(design, sized, parts):
     bom = services.bom_from_run(run=sized)
     assert bom.lines.get(role="system").lead_time_days == 56
     assert bom.lines.get(role="compute_leaf").lead_time_days is None
+    rows = services.bom_csv_rows(bom)
+    assert rows[0][-1] == "lead_time_days"
+    assert next(row for row in rows if row[0] == "system")[-1] == 56
+    assert next(row for row in rows if row[0] == "compute_leaf")[-1] == ""
 
 
 def test_a_lead_time_is_set_on_an_issued_version_from_its_page(browser_as, coordinator, design, sized):

@@ -144,7 +144,7 @@ def bom_csv_rows(bom: BillOfMaterials) -> list[list[Any]]:
     """The lines as rows of plain values, header first (the view writes them as CSV)."""
     rows = [
         ["role", "manufacturer", "part_number", "name", "quantity", "engine_quantity", "unit_value",
-         "currency", "line_value", "figure", "note"],
+         "currency", "line_value", "figure", "note", "lead_time_days"],
     ]  # fmt: skip
     for line in bom.lines.select_related("part__manufacturer").order_by("id"):
         part = line.part
@@ -161,6 +161,7 @@ def bom_csv_rows(bom: BillOfMaterials) -> list[list[Any]]:
                 part.unit_value * line.quantity,
                 line.figure,
                 line.note,
+                "" if line.lead_time_days is None else line.lead_time_days,
             ]
         )
     return rows
