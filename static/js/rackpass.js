@@ -63,6 +63,30 @@
     document.querySelectorAll(".table-scroll").forEach(markScrollable);
   }
 
+  // Long tables (five columns or more) become a card per row on a phone (rackpass.css, "stack"):
+  // each cell is labelled with its column's header, which the card shows beside the value.
+  function stackTables(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    var tables = Array.prototype.slice.call(scope.querySelectorAll("table.table"));
+    if (scope.matches && scope.matches("table.table")) tables.push(scope);
+    tables.forEach(function (table) {
+      var headRow = table.tHead && table.tHead.rows[0];
+      if (!headRow || headRow.cells.length < 5 || table.classList.contains("no-stack")) return;
+      var labels = Array.prototype.map.call(headRow.cells, function (cell) {
+        return cell.textContent.replace(/\s+/g, " ").trim();
+      });
+      table.classList.add("stack");
+      Array.prototype.forEach.call(table.tBodies, function (body) {
+        Array.prototype.forEach.call(body.rows, function (row) {
+          if (row.cells.length !== labels.length) return;  // a note spanning the row: no labels
+          Array.prototype.forEach.call(row.cells, function (cell, i) {
+            if (labels[i]) cell.setAttribute("data-label", labels[i]);
+          });
+        });
+      });
+    });
+  }
+
   // Object pickers (apps/core/pickers.py): a select searched as the user types, in the page for a
   // short list, on the server (data-picker-url) for a long one. Without the script it stays a select.
   function setupPickers(root) {
@@ -142,11 +166,13 @@
     setupMenu();
     setupSearchKeys();
     wrapTables(document);
+    stackTables(document);
     setupPickers(document);
   });
   // Content htmx swaps in (search results, the freight panel, the task box) gets the same treatment.
   document.addEventListener("htmx:load", function (event) {
     wrapTables(event.target);
+    stackTables(event.target);
     setupPickers(event.target);
   });
 })();

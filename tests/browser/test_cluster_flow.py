@@ -107,6 +107,14 @@ def test_design_size_chart_and_bill_of_materials(page, live_server, transactiona
     page.wait_for_timeout(200)
     widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert widths[0] <= widths[1], f"the design page scrolls sideways on a phone: {widths}"
+    # Each chart fits its card: it scales down, it does not scroll inside it.
+    overflowing = page.evaluate(
+        """[...document.querySelectorAll('svg.chart')].filter(svg => {
+             const card = svg.closest('.chart-card') || svg.parentElement;
+             return svg.getBoundingClientRect().width > card.clientWidth + 1;
+           }).length"""
+    )
+    assert overflowing == 0, f"{overflowing} charts wider than their card on a phone"
     page.screenshot(path=str(SCREENSHOTS / "phone-cluster-design.png"), full_page=True)
     problems += axe_violations(page, "design page on a phone")
     page.set_viewport_size({"width": 1366, "height": 800})
