@@ -11,11 +11,26 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
+from apps.core.api_docs import example
 from apps.shipments.models import Shipment
 
 from ..selectors import expected_arrivals, warehouse_sites
 from .schema.stock import STOCK
 from .serializers.expected import ExpectedArrivalSerializer
+
+ARRIVAL = {
+    "bucket": "today",
+    "shipment": "SHP-2026-000118",
+    "shipment_status": "in_transit",
+    "leg": 1,
+    "leg_id": 311,
+    "origin": "QCT Guishan Factory",
+    "eta": "2026-12-06",
+    "units": 8,
+    "packages": 2,
+    "weight_kg": "8.00",
+    "receipt": None,
+}
 
 
 class ExpectedViewSet(viewsets.GenericViewSet):
@@ -31,6 +46,7 @@ class ExpectedViewSet(viewsets.GenericViewSet):
         summary="What a warehouse expects",
         parameters=[OpenApiParameter("site", int, required=True, description="The warehouse site's id.")],
         responses=ExpectedArrivalSerializer(many=True),
+        examples=[example("An arrival due today", ARRIVAL)],
     )
     def list(self, request, *args, **kwargs):
         wanted = request.query_params.get("site", "").strip()
