@@ -227,6 +227,7 @@ NEEDS = {
     "awaiting_documents": "Waiting for documents",
     "ready_to_book": "Ready to book",
     "milestones": "Milestones to report",
+    "serials": "Serial numbers to give",
 }
 Condition = Callable[[Any], Any]
 _needs: dict[str, Condition] = {}

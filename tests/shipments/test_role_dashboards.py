@@ -165,3 +165,29 @@ def test_the_needs_filter_is_in_the_api_too(partner_world, forwarder_user, api_a
         s.reference for s in partner_world["owed"]
     }
     assert api_as(forwarder_user).get("/api/v1/shipments/?needs=everything").status_code == 400
+
+
+def test_a_supplier_lands_on_the_shipments_waiting_for_its_serial_numbers(
+    make_shipment, gpu_server, cable, supplier_user, browser_as
+):
+    from apps.shipments import services
+
+    short = make_shipment()
+    services.line_add(shipment=short, part=gpu_server, quantity=2, serials=["S-1"])
+    services.line_add(shipment=short, part=cable, quantity=8)  # not serialised: nothing owed
+    complete = make_shipment()
+    services.line_add(shipment=complete, part=gpu_server, quantity=2, serials=["S-2", "S-3"])
+    departed = make_shipment()
+    services.line_add(shipment=departed, part=gpu_server, quantity=2)
+    at(departed, ShipmentStatus.IN_TRANSIT)
+    # Another shipper's shipment short of serials: not this supplier's to give.
+    others = make_shipment(parties={"shipper": OrganisationFactory(legal_name="Other Servers Inc.")})
+    services.line_add(shipment=others, part=gpu_server, quantity=2)
+
+    client = browser_as(supplier_user)
+    found = tiles(client.get("/"))
+    owed = found["shipments waiting for your serial numbers"]
+    assert owed.count == 1 == rows_behind(client, owed)
+    assert references(client, owed) == {short.reference}
+    services.serials_set(line=short.lines.get(part=gpu_server), serials=["S-1", "S-4"])
+    assert tiles(client.get("/"))["shipments waiting for your serial numbers"].count == 0
