@@ -4,6 +4,7 @@ button; what arrived in the last week, with when and by whom (`selectors.expecte
 
 from __future__ import annotations
 
+import datetime as dt
 from itertools import groupby
 
 from django.http import Http404
@@ -12,7 +13,7 @@ from django.views.generic import TemplateView
 
 from apps.core.access import CapabilityRequiredMixin
 
-from ..selectors import ArrivalBucket, expected_arrivals, warehouse_sites
+from ..selectors import EXPECTED_AHEAD_DAYS, ArrivalBucket, expected_arrivals, warehouse_sites
 
 
 def chosen_site(request, sites: list):
@@ -42,5 +43,10 @@ class ExpectedView(CapabilityRequiredMixin, TemplateView):
             for bucket, rows in groupby(arrivals, key=lambda a: a.bucket)
         ]
         return super().get_context_data(
-            sites=sites, site=site, today=today, groups=groups, count=len(arrivals), **kwargs
+            sites=sites,
+            site=site,
+            horizon=today + dt.timedelta(days=EXPECTED_AHEAD_DAYS),
+            groups=groups,
+            count=len(arrivals),
+            **kwargs,
         )
