@@ -233,3 +233,18 @@ def test_the_dashboard_counts_what_expected_and_the_open_receipts_list(
     assert [tile.count for tile in warehouse_tiles(outsider)] == [0, 0]
     page = browser_as(warehouse_operator).get("/").content.decode()
     assert "arrivals expected this week" in page
+
+
+def test_the_scanned_receipt_is_recorded_once_a_resend_is_refused(
+    consolidation, dock, warehouse_operator, browser_as
+):
+    """What a reload or a second Enter on "Record receipt" sends again does not record twice."""
+    shipment, (first,) = consolidation(-1)
+    client = browser_as(warehouse_operator)
+    url = reverse("warehouse:receive-shipment", args=[shipment.reference])
+    data = {"location": dock.pk, "leg": first.pk, "scanned": "S1A\nS1B", "customs_reference": BOND}
+    assert client.post(url, data).status_code == 302
+    again = client.post(url, data)
+    receipt = shipment.receipts.get()
+    assert again.status_code == 200 and receipt.reference in str(again.context["form"].errors)
+    assert receipt.received_units == 2
