@@ -151,7 +151,9 @@ def name_related(events: Iterable, viewer) -> list:
             rows = user_model.objects.select_related("organisation").filter(pk__in=numeric)
             found[related] = {str(u.pk): (person_label(u, viewer), "") for u in rows}
             continue
-        queryset = related._default_manager.all()
+        # select_related(): what a name reads of other rows (a part's manufacturer) comes in the
+        # same query.
+        queryset = related._default_manager.select_related()
         if hasattr(queryset, "visible_to"):
             queryset = queryset.visible_to(viewer)
         found[related] = {

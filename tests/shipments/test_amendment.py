@@ -177,7 +177,9 @@ def test_amend_page_confirms_then_amends(issued, coordinator, client, operator):
     assert Shipment.objects.get(pk=shipment.pk).status == "draft"
     # Draft now: no amend button, and the confirmation page says why.
     assert f'href="{amend_url}"' not in client.get(page_url).content.decode()
-    assert client.post(amend_url, {"reason": REASON}).status_code == 409
+    refused = client.post(amend_url, {"reason": REASON}, follow=True)
+    assert refused.redirect_chain == [(page_url, 302)]  # back on the shipment's page: no re-post
+    assert any("draft" in str(m).lower() for m in refused.context["messages"])
 
     officer = UserFactory(organisation=operator, role="compliance_officer", username="amend-officer")
     client.force_login(officer)

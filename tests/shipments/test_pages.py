@@ -65,8 +65,9 @@ def test_detail_page_add_line_errors_and_success(
     # choices of the leg form's lines carried and the event form's leg, and of the line form's
     # shipper and exporter of record (issue 11), the lines shown (paged) with the totals of all, and
     # the package picker's lines, units packed and unpacked serials (issue 12), and the serialised
-    # lines short of serial numbers, which the documents will need (shipments.readiness).
-    with django_assert_num_queries(29):
+    # lines short of serial numbers, which the documents will need (shipments.readiness), and the
+    # audit trail's names of the organisation, sites and people its changes point at.
+    with django_assert_num_queries(32):
         page = client.get(url).content.decode()
     assert "can act as importer of record" in page and "Submit for compliance review" in page
     bad = client.post(f"{url}lines/", {"part": gpu_server.pk, "quantity": 0})

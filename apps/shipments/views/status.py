@@ -99,8 +99,11 @@ class AmendView(CapabilityRequiredMixin, View):
         except services.TransitionForbidden as exc:
             raise PermissionDenied(exc.message) from exc
         except services.TransitionRefused as exc:
-            errors = {"message": exc.message, "reasons": exc.reasons}
-            return self._page(request, shipment, form, status=409, errors=errors)
+            # As a refused move: back to the shipment's page with why, no post to repeat on reload.
+            messages.error(request, exc.message, extra_tags="transition-refused")
+            for why in exc.reasons or []:
+                messages.error(request, why, extra_tags="transition-refused")
+            return HttpResponseRedirect(shipment.get_absolute_url())
         messages.success(
             request,
             f"{shipment} is a draft again: correct it, then submit it for compliance review (the check "
