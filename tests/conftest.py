@@ -47,6 +47,46 @@ def _flush_past_the_audit_truncate_guard():
         yield
 
 
+# Where a document's PDF is what the test is about, or is seen as a person sees it, WeasyPrint
+# renders it: the documents' own tests, the browser tests, the demo's. Elsewhere a document is a
+# step on a shipment's way (a booked shipment has issued documents) and rendering it — about half
+# a second each, a third of the time of the shipments' and compliance's tests — tests nothing
+# those tests assert; they get a one-page PDF naming the document instead (`placeholder_pdf`).
+# A test outside these directories that reads a document's pages is marked `real_pdfs`.
+REAL_PDF_TESTS = ("tests/documents/", "tests/browser/", "tests/demo/", "tests/integration/")
+
+
+def placeholder_pdf(context, **_options) -> tuple[bytes, int]:
+    """A valid one-page PDF whose title names the document (type, number): what
+    `renderer.render_pdf` returns, in milliseconds."""
+    import io
+
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=595, height=842)  # A4 in points
+    writer.add_metadata({"/Title": f"{context.doc_type} {context.number}"})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue(), 1
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_pdfs: documents rendered by WeasyPrint (see REAL_PDF_TESTS)")
+
+
+@pytest.fixture(autouse=True)
+def _incidental_pdfs(request):
+    path = str(request.node.path).replace(os.sep, "/")
+    if any(part in path for part in REAL_PDF_TESTS) or request.node.get_closest_marker("real_pdfs"):
+        yield
+        return
+    mp = pytest.MonkeyPatch()
+    mp.setattr("apps.documents.services.render_pdf", placeholder_pdf)
+    yield
+    mp.undo()
+
+
 @pytest.fixture
 def operator(db):
     return OperatorFactory()
