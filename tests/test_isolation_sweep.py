@@ -77,6 +77,7 @@ ROUTE_MODELS: dict[str, type | dict[str, type]] = {
     "compliance:part": Part,
     "compliance:licence": Licence,
     "documents:download": Document,
+    "documents:preview": Document,
     "documents:issue": Document,
     "documents:void": Document,
     "shipments:line-remove": ShipmentLine,

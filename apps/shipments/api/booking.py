@@ -19,6 +19,7 @@ from apps.core.scoping import VIEW
 
 from ..models import Shipment
 from ..services.freight_booking import FreightBookingConflict, freight_option_book
+from .schema import SHIPMENTS
 from .serializers import LegSerializer
 
 BOOK_CAPABILITY = "shipments.book"
@@ -61,6 +62,7 @@ class FreightBookingSerializer(serializers.Serializer):
 
 BOOK_DOCS = extend_schema(
     summary="Book a freight option as the main carriage",
+    tags=[SHIPMENTS],
     request=FreightOptionBookSerializer,
     responses={
         201: FreightBookingSerializer,

@@ -18,6 +18,7 @@ from apps.core.scoping import CHANGE
 from ..engines.line_rows import MAX_ROWS, RowProblem, read_csv, read_json
 from ..models import Shipment
 from ..services.lines_bulk import LineRowsRefused, lines_add_bulk
+from .schema import CONTENTS
 
 # An uploaded or posted CSV is read whole: a 5,000-line paste is about 300 kB.
 MAX_CSV_BYTES = 2_000_000
@@ -78,21 +79,9 @@ class BulkLinesSerializer(serializers.Serializer):
     lines = BulkLineAddedSerializer(many=True)
 
 
-class RowProblemSerializer(serializers.Serializer):
-    row = serializers.IntegerField(
-        help_text="CSV: the spreadsheet's row (the header is row 1); JSON: from 1."
-    )
-    field = serializers.CharField()
-    message = serializers.CharField()
-
-
-class BulkLinesRefusedSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    rows = RowProblemSerializer(many=True)
-
-
 BULK_DOCS = extend_schema(
     summary="Add many lines at once (all or nothing)",
+    tags=[CONTENTS],
     request={
         "application/json": BulkLinesRequestSerializer,
         "multipart/form-data": BulkLinesRequestSerializer,
@@ -101,8 +90,8 @@ BULK_DOCS = extend_schema(
     responses={
         201: BulkLinesSerializer,
         400: OpenApiResponse(
-            BulkLinesRefusedSerializer,
-            description="Nothing was added: every row's problems by row and field (unknown part, "
+            description="Nothing was added: `detail`, and in `rows` every row's problems as "
+            "`{row, field, message}` (row 1 is a CSV's header; 0 is the body as a whole): unknown part, "
             "quantity, unit value, serial numbers repeated, another part's or on another live "
             "shipment), or `shipment` when it is not a draft.",
         ),
