@@ -177,6 +177,14 @@ from the site's own files (no inline script: CSP). */
       fillTarget();
       counts();
     }
+    // A scan made while the page was still loading typed its serial but its Enter found no one
+    // listening: answer it now.
+    if (input.value.trim()) {
+      var early = input.value;
+      input.value = "";
+      queue = queue.then(function () { return scan(early); });
+    }
+    panel.dataset.scanReady = "true";  // each scan is answered from here on
   }
 
   document.addEventListener("DOMContentLoaded", function () {

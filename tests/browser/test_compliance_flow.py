@@ -35,7 +35,7 @@ def test_officer_clears_a_hit_and_releases_the_shipment(page, live_server, trans
         page.get_by_role("button", name="Log in").click()
 
     log_in("ines")
-    page.get_by_role("link", name="Compliance").click()
+    page.get_by_role("link", name="Compliance", exact=True).click()
     hits = page.locator("#hits")
     expect(hits).to_contain_text("SHENZHEN DEMO AI TECHNOLOGY CO., LTD.")
     hits.get_by_label("Reason").fill("Indian start-up, different CIN; no link to the listed entity")

@@ -144,6 +144,7 @@ def test_the_warehouse_operators_day_with_a_scanner(screen, live_server, transac
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Receive {inbound.reference}")
     expect(page.locator("#id_location")).to_have_value(str(hub.locations.get(zone="RCV").pk))
     expect(page.locator("#scan-input")).to_be_focused()
+    expect(page.locator(".scan-panel[data-scan-ready]")).to_have_count(1)  # scan.js answers from here
     answer, line = page.locator(".scan-answer"), page.locator('[data-scan-line="1"]')
     scan("QT1")
     expect(answer).to_contain_text("Expected: QT1: line 1, package 1.")
@@ -192,6 +193,7 @@ def test_the_warehouse_operators_day_with_a_scanner(screen, live_server, transac
     stock.units_pick(units=[type(u).objects.get(pk=u.pk) for u in picked], actor=wendy)
     page.goto(f"{base}/stock/pack/{outbound.reference}/")
     expect(page.locator("#scan-input")).to_be_focused()
+    expect(page.locator(".scan-panel[data-scan-ready]")).to_have_count(1)
     expect(page.locator("#id_gross_kg")).to_have_value("300.00")  # 2 × 130 kg + a 40 kg crate
     scan("QT3")
     expect(page.locator(".scan-answer")).to_contain_text("pick it")  # in stock, not picked for this one

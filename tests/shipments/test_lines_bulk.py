@@ -198,3 +198,12 @@ def test_the_page_of_another_organisations_shipment_is_not_found(draft, forwarde
         f"/shipments/{draft.reference}/lines/bulk/", {"csv": "part_number,quantity\nDGX-H100,1\n"}
     )
     assert response.status_code == 404
+
+
+def test_a_file_field_that_is_not_an_upload_is_refused_by_name(draft, coordinator, api_as):
+    """Found by schemathesis: `{"file": "..."}` in JSON was read as an upload (a 500)."""
+    shipment = draft
+    answer = api_as(coordinator).post(url(shipment), {"file": "part_number,quantity"}, format="json")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["rows"][0]["field"] == "file"
+    assert shipment.lines.count() == 0

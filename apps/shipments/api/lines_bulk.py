@@ -134,6 +134,8 @@ def rows_from_request(data) -> tuple[list, list[RowProblem]]:
         return read_json(data)
     upload = data.get("file")
     if upload is not None:
+        if not hasattr(upload, "read"):  # a `file` field in a JSON body, or a form's text field
+            return [], [RowProblem(0, "file", "Upload the CSV as a file (multipart); as text, send `csv`.")]
         if upload.size > MAX_CSV_BYTES:
             return [], [RowProblem(0, "file", f"A CSV of at most {MAX_CSV_BYTES:,} bytes.")]
         try:

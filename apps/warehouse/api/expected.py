@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
@@ -45,12 +45,16 @@ class ExpectedViewSet(viewsets.GenericViewSet):
         tags=[STOCK],
         summary="What a warehouse expects",
         parameters=[OpenApiParameter("site", int, required=True, description="The warehouse site's id.")],
-        responses=ExpectedArrivalSerializer(many=True),
+        responses={
+            200: ExpectedArrivalSerializer(many=True),
+            404: OpenApiResponse(description="No such warehouse site among those you may see."),
+        },
         examples=[example("An arrival due today", ARRIVAL)],
     )
     def list(self, request, *args, **kwargs):
         wanted = request.query_params.get("site", "").strip()
-        if not wanted.isdigit():
+        # An id past a 64-bit key is no site at all; asked of the database it would be an error.
+        if not wanted.isdigit() or len(wanted) > 18:
             raise serializers.ValidationError({"site": "Give the warehouse site's id: ?site=<id>."})
         site = warehouse_sites(request.user).filter(pk=int(wanted)).first()
         if site is None:
