@@ -13,8 +13,8 @@ from apps.core.views_search import SearchApiView
 from apps.documents.api import views as documents
 from apps.shipments.api import views as shipments
 from apps.warehouse.api import receipts as warehouse_notices
-from apps.warehouse.api.expected import ExpectedViewSet
 from apps.warehouse.api import stock as warehouse
+from apps.warehouse.api.expected import ExpectedViewSet
 from apps.warehouse.api.imports import SerialImportViewSet
 
 app_name = "api"
