@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from apps.shipments.models import DestinationTax, FreightRate, Leg, TariffRate
+from apps.shipments.models import Leg
 from tests.conftest import chromium_path, require
 from tests.factories import PASSWORD, PartFactory
+from tests.shipments.conftest import tw_in_rates
 
 from .conftest import draft_to_chennai
 from .test_catalogue_flow import CHROMIUM_ARGS, SCREENSHOTS
@@ -66,42 +67,7 @@ def _lane():
         is_serialised=False,
         country_of_origin="CN",
     )
-    valid = {"valid_from": dt.date(2026, 1, 1), "valid_to": dt.date(2030, 12, 31)}
-    FreightRate.objects.create(
-        origin_country="TW",
-        destination_country="IN",
-        mode="air",
-        service="Air express",
-        carrier="Cathay Cargo",
-        price_per_kg=Decimal("4.20"),
-        minimum_charge=Decimal("250"),
-        transit_days=5,
-        **valid,
-    )
-    FreightRate.objects.create(
-        origin_country="TW",
-        destination_country="IN",
-        mode="ocean",
-        service="Ocean",
-        price_20gp=Decimal("1400"),
-        price_40gp=Decimal("2200"),
-        price_40hc=Decimal("2400"),
-        price_per_cbm=Decimal("65"),
-        price_per_tonne=Decimal("45"),
-        minimum_charge=Decimal("150"),
-        transit_days=18,
-        **valid,
-    )
-    TariffRate.objects.create(destination_country="IN", hs_prefix="8471", duty_rate=Decimal("0"))
-    TariffRate.objects.create(destination_country="IN", hs_prefix="8544", duty_rate=Decimal("0.10"))
-    DestinationTax.objects.create(
-        country="IN",
-        valuation_basis="CIF",
-        vat_name="IGST",
-        vat_rate=Decimal("0.18"),
-        levy_on_duty_rate=Decimal("0.10"),
-        brokerage_fee=Decimal("350"),
-    )
+    tw_in_rates(air_service="Air express", air_carrier="Cathay Cargo", valid_to=dt.date(2030, 12, 31))
 
 
 @pytest.mark.browser

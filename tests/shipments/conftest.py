@@ -85,14 +85,18 @@ def cable(db):
     )
 
 
-@pytest.fixture
-def rates(db):
-    valid = {"valid_from": dt.date(2026, 1, 1), "valid_to": dt.date(2027, 12, 31)}
+def tw_in_rates(
+    *, air_service: str = "Air", air_carrier: str = "", valid_to: dt.date = dt.date(2027, 12, 31)
+) -> tuple[FreightRate, FreightRate]:
+    """Taiwan → India by air and by ocean, India's tariff on servers and cables and its IGST: what
+    the freight options price a TW → IN shipment with (the browser days use it too)."""
+    valid = {"valid_from": dt.date(2026, 1, 1), "valid_to": valid_to}
     air = FreightRate.objects.create(
         origin_country="TW",
         destination_country="IN",
         mode="air",
-        service="Air",
+        service=air_service,
+        carrier=air_carrier,
         price_per_kg=Decimal("4.20"),
         minimum_charge=Decimal("250"),
         transit_days=5,
@@ -123,6 +127,11 @@ def rates(db):
         brokerage_fee=Decimal("350"),
     )
     return air, ocean
+
+
+@pytest.fixture
+def rates(db):
+    return tw_in_rates()
 
 
 @pytest.fixture
